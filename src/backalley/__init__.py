@@ -1,0 +1,26 @@
+"""Back Alley (Back Alley Bridge, Blooper): an exact rules engine, game records and tools.
+
+The engine (:class:`Game`) is pure: no I/O, no clock, no global randomness. Information leaves
+it only through a seat's :class:`SeatView`.
+"""
+
+from backalley.cards import card_name, parse_card
+from backalley.engine import BOARD, PASS, Deal, Game, IllegalAction, Phase, bid_action
+from backalley.rules import Ruleset, RulesError
+from backalley.view import SeatView
+
+__all__ = [
+    "BOARD",
+    "PASS",
+    "Deal",
+    "Game",
+    "IllegalAction",
+    "Phase",
+    "Ruleset",
+    "RulesError",
+    "SeatView",
+    "bid_action",
+    "card_name",
+    "parse_card",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,906 @@
+"""The game as a state machine: deal → bid → play → score → next deal (RULES §2–§6).
+
+A :class:`Game` holds one whole game. It is dealt either by a seeded ``random.Random`` (each
+deal is dealt as soon as it is due) or deal by deal from given hands and stock
+(:meth:`Game.start_deal`), which is how records are replayed. Players act through
+:meth:`Game.legal_actions` and :meth:`Game.apply`; what a seat may know leaves the engine only
+through :meth:`Game.view` and :meth:`Game.public_view`.
+
+Actions are ``int``: a card is 0‥53 (:mod:`backalley.cards`), a bid is :data:`PASS`,
+``bid_action(k)`` for *k* tricks, or :data:`BOARD`.
+
+Every refusal raises :class:`IllegalAction` carrying the rule id of RULES §7 and leaves the
+game exactly as it was.
+
+>>> game = Game(Ruleset.preset("standard", hand_sizes=[2, 1]), seed=7)
+>>> while not game.is_over:
+...     game.apply(game.legal_actions()[0])
+>>> len(game.scores), game.phase.name
+(2, 'OVER')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from enum import IntEnum
+from typing import TYPE_CHECKING, Any
+
+from backalley.cards import (
+    BIG_BLOOPER,
+    FULL_DECK,
+    HONOURS,
+    JOKERS,
+    LITTLE_BLOOPER,
+    NUM_CARDS,
+    SUIT_MASKS,
+    SUITS,
+    CardError,
+    card_name,
+    mask_cards,
+    parse_card,
+    suit_of,
+    trump_mask,
+)
+from backalley.rules import Ruleset
+
+if TYPE_CHECKING:
+    from backalley.view import SeatView
+
+# Bid actions follow the 54 card actions: PASS is a bid of 0, BOARD follows 13.
+PASS = 54
+BOARD = PASS + 14
+_BOARD_VALUE = 14
+
+
+def bid_action(tricks: int) -> int:
+    """The action bidding ``tricks`` (0 is a pass)."""
+    return PASS + tricks
+
+
+def is_bid(action: int) -> bool:
+    """Whether ``action`` is a bid rather than a card."""
+    return action >= PASS
+
+
+def action_name(action: int) -> str:
+    """The record spelling of an action: ``"AS"``, ``"pass"``, ``"3"``, ``"board"``."""
+    if action < PASS:
+        return card_name(action)
+    if action == PASS:
+        return "pass"
+    return "board" if action == BOARD else str(action - PASS)
+
+
+def parse_bid(text: str) -> int:
+    """Read a bid as RECORD.md writes it: ``pass``, ``0``, ASCII digits, or ``board``.
+
+    :raises ValueError: when ``text`` is no bid.
+    """
+    key = text.strip().lower() if isinstance(text, str) else None
+    if key == "pass":
+        return PASS
+    if key == "board":
+        return BOARD
+    if key and key.isascii() and key.isdigit() and int(key) <= 13:
+        return PASS + int(key)
+    raise ValueError(f"{text!r} is not a bid (write pass, a number of tricks, or board)")
+
+
+def parse_action(text: str) -> int:
+    """Read a card or a bid written as in a record.
+
+    :raises ValueError: when ``text`` is neither.
+    """
+    try:
+        return parse_bid(text)
+    except ValueError:
+        pass
+    try:
+        return parse_card(text)
+    except CardError:
+        raise ValueError(f"{text!r} is neither a card nor a bid") from None
+
+
+def N_(message: str) -> str:
+    """Mark a message for translation without translating it: the engine does no I/O."""
+    return message
+
+
+class IllegalAction(Exception):
+    """An action, or a deal, that the rules refuse.
+
+    ``rule`` is the rule id of RULES §7; ``message`` says in plain English what is wrong;
+    ``template`` and ``params`` let a client show the message in the player's language.
+    """
+
+    def __init__(self, rule: str, template: str, **params: Any) -> None:
+        self.rule = rule
+        self.template = template
+        self.params = params
+        self.message = template.format(**params)
+        super().__init__(f"{rule}: {self.message}")
+
+
+class Phase(IntEnum):
+    """Where a game stands."""
+
+    DEAL = 0  #: a deal is due (the game starts here; a seeded game deals at once)
+    BID = 1
+    PLAY = 2
+    OVER = 3
+
+
+class DealKind(IntEnum):
+    """A counted deal, or one of the tie-breaker deals of E2 and E3."""
+
+    NORMAL = 0
+    TIE_BREAKER = 1  #: E2: four players, first side to 7 tricks
+    TIE_BREAKER_THREE = 2  #: E3: three tied players, all 13 tricks played
+    TIE_BREAKER_TWO = 3  #: E3: two tied players, two-card tricks, first to 7
+
+
+_DEAL, _BID, _PLAY, _OVER = 0, 1, 2, 3
+
+
+class Deal:
+    """One deal as dealt and played: the log a record is written from.
+
+    The lists are shared with the :class:`Game` while the deal is in play, so they are
+    always current.
+    """
+
+    __slots__ = (
+        "dealer",
+        "kind",
+        "hand_size",
+        "hands",
+        "stock",
+        "seats",
+        "trump",
+        "turned",
+        "exchange",
+        "thrown_in",
+        "bids",
+        "play",
+        "contracts",
+        "board_level",
+        "leader",
+        "tricks",
+        "points",
+    )
+
+    def __init__(
+        self,
+        dealer: int,
+        kind: DealKind,
+        hand_size: int,
+        hands: tuple[int, ...],
+        stock: tuple[int, ...],
+        seats: tuple[int, ...],
+        num_sides: int,
+    ) -> None:
+        self.dealer = dealer
+        self.kind = kind
+        self.hand_size = hand_size
+        self.hands = hands  #: each seat's cards as dealt, before a joker exchange (D4)
+        self.stock = stock  #: undealt cards, top first (D3)
+        self.seats = seats  #: the seats dealt in, clockwise (all but a sitter-out in E3)
+        self.trump: int | None = None
+        self.turned: tuple[int, ...] = ()  #: cards turned up, jokers set aside first (D5)
+        self.exchange: tuple[int, int, int] | None = None  #: (seat, joker shown, card drawn) D4
+        self.thrown_in: str | None = None
+        self.bids: list[int] = []  #: bid actions in bidding order
+        self.play: list[int] = []  #: cards in the order played
+        self.contracts: list[int | str | None] = [None] * num_sides
+        self.board_level = 0
+        self.leader: int | None = None
+        self.tricks = [0] * num_sides
+        self.points: list[int] | None = None
+
+    def copy(self) -> Deal:
+        """A copy whose lists can change independently of this one's."""
+        new = Deal.__new__(Deal)
+        for name in Deal.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.bids = self.bids[:]
+        new.play = self.play[:]
+        new.contracts = self.contracts[:]
+        new.tricks = self.tricks[:]
+        new.points = None if self.points is None else self.points[:]
+        return new
+
+
+class Game:
+    """One game of Back Alley under a :class:`Ruleset`.
+
+    ``seed`` (or ``rng``) makes the game deal itself, choosing the first dealer at random
+    (D1); without either, call :meth:`start_deal` whenever :attr:`phase` is ``DEAL``.
+    """
+
+    __slots__ = (
+        "rules",
+        "num_players",
+        "num_sides",
+        "rng",
+        "scores",
+        "deals",
+        "winner",
+        "over_rule",
+        "_counted",
+        "_side",
+        "_phase",
+        "_deal",
+        "_hands",
+        "_tmask",
+        "_to_move",
+        "_next",
+        "_active",
+        "_bid_actions",
+        "_free_lead",
+        "_trick",
+        "_trick_mask",
+        "_lead_mask",
+        "_lead_seat",
+        "_broken",
+        "_played",
+        "_play",
+        "_tricks",
+        "_legal",
+        "_blooper",
+        "_pending_tie",
+        "_trick_log",
+    )
+
+    def __init__(
+        self,
+        rules: Ruleset,
+        seed: int | None = None,
+        *,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.rules = rules
+        self.num_players = rules.num_players
+        self.num_sides = rules.num_sides
+        self.rng = rng if rng is not None else (random.Random(seed) if seed is not None else None)
+        self.scores = [0] * self.num_sides
+        self.deals: list[Deal] = []
+        self.winner: int | None = None
+        #: the rule an action after the end cites: E1, or E2 / E3 when a tie-breaker ended it
+        self.over_rule = "E1"
+        self._counted = 0
+        self._side = tuple(rules.side_of(s) for s in range(self.num_players))
+        self._phase = _DEAL
+        self._blooper = rules.blooper_forces
+        self._pending_tie: tuple[DealKind, tuple[int, ...]] | None = None
+        self._reset_deal_state()
+        if self.rng is not None:
+            self._deal_from_rng(self.rng.randrange(self.num_players))
+
+    def _reset_deal_state(self) -> None:
+        self._deal: Deal | None = None
+        self._hands = [0] * self.num_players
+        self._tmask = 0
+        self._to_move = 0
+        self._next = [(s + 1) % self.num_players for s in range(self.num_players)]
+        self._active = self.num_players
+        self._bid_actions: list[int] = []
+        self._free_lead = [False] * self.num_players
+        self._trick: list[int] = []
+        self._trick_mask = 0
+        self._lead_mask = 0
+        self._lead_seat = 0
+        self._broken = False
+        self._played = 0
+        self._play: list[int] = []
+        self._tricks = [0] * self.num_sides
+        self._legal: int | None = None
+        self._trick_log: list[tuple[int, tuple[int, ...]]] = []
+
+    # ------------------------------------------------------------------ reading the state
+
+    @property
+    def phase(self) -> Phase:
+        """Whether a deal is due, bids or cards are due, or the game is over."""
+        return Phase(self._phase)
+
+    @property
+    def is_over(self) -> bool:
+        """The game has ended (E1–E3)."""
+        return self._phase == _OVER
+
+    @property
+    def current_deal(self) -> Deal | None:
+        """The deal in play, or the last one dealt; ``None`` before the first deal."""
+        return self._deal
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat whose bid or card is due, or ``None``."""
+        return self._to_move if self._phase in (_BID, _PLAY) else None
+
+    @property
+    def trick(self) -> list[tuple[int, int]]:
+        """The current trick as (seat, card) pairs in the order played."""
+        seats, seat = [], self._lead_seat
+        for _ in self._trick:
+            seats.append(seat)
+            seat = self._next[seat]
+        return list(zip(seats, self._trick, strict=True))
+
+    @property
+    def completed_tricks(self) -> list[tuple[int, tuple[int, ...]]]:
+        """This deal's finished tricks as (leader, cards in order played)."""
+        return list(self._trick_log)
+
+    @property
+    def trumps_broken(self) -> bool:
+        """A trump has been played in an earlier trick of this deal (P3 a)."""
+        return self._broken
+
+    def hand(self, seat: int) -> int:
+        """The cards ``seat`` holds, as a mask. Hidden information: for the engine and tests."""
+        return self._hands[seat]
+
+    def side_of(self, seat: int) -> int:
+        """The side ``seat`` plays for (C4)."""
+        return self._side[seat]
+
+    def free_trump_lead(self, seat: int) -> bool:
+        """Whether the board exception of P3 lets ``seat`` lead trump before trumps are broken."""
+        return self._free_lead[seat]
+
+    @property
+    def counted_deals(self) -> int:
+        """How many counted deals (D2) have been played to the end."""
+        return self._counted
+
+    # ------------------------------------------------------------------ dealing
+
+    def next_deal(self) -> tuple[DealKind, int, tuple[int, ...]]:
+        """What the due deal is: its kind, hand size and the seats dealt in.
+
+        :raises IllegalAction: when no deal is due.
+        """
+        if self._phase == _OVER:
+            raise IllegalAction(self.over_rule, N_("the game is over"))
+        if self._phase != _DEAL:
+            raise IllegalAction("D1", N_("the deal in play is not finished"))
+        if self._pending_tie is not None:
+            kind, seats = self._pending_tie
+            return kind, 13, seats
+        size = self.rules.hand_sizes[self._counted]
+        return DealKind.NORMAL, size, tuple(range(self.num_players))
+
+    def expected_dealer(self) -> int | None:
+        """The seat that must deal next (D1); ``None`` when the first dealer is free."""
+        last = self._deal
+        if last is None:
+            return None
+        if last.thrown_in == "renig":
+            return last.dealer
+        return (last.dealer + 1) % self.num_players
+
+    def start_deal(
+        self, dealer: int, hands: Sequence[Iterable[int | str]], stock: Sequence[int | str]
+    ) -> None:
+        """Deal the given ``hands`` (one per seat) and ``stock`` (top first), as a record does.
+
+        Checked in the order RECORD.md gives: the dealer (D1), the hand sizes (D2), each
+        card's spelling (C2), then that the cards are exactly the 54 (D3).
+
+        :raises IllegalAction: when the deal is not the one the rules call for; the game is
+            then unchanged.
+        """
+        kind, size, seats = self.next_deal()
+        expected = self.expected_dealer()
+        if not isinstance(dealer, int) or not 0 <= dealer < self.num_players:
+            raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=dealer)
+        if expected is not None and dealer != expected:
+            raise IllegalAction(
+                "D1", N_("seat {expected} must deal now, not seat {dealer}"),
+                expected=expected, dealer=dealer,
+            )
+        hand_lists = [list(h) for h in hands]
+        if len(hand_lists) != self.num_players:
+            raise IllegalAction(
+                "D2", N_("a deal has {expected} hands, not {count}"),
+                expected=self.num_players, count=len(hand_lists),
+            )
+        for seat, cards in enumerate(hand_lists):
+            want = size if seat in seats else 0
+            if len(cards) != want:
+                raise IllegalAction(
+                    "D2", N_("seat {seat} must be dealt {want} cards here, not {count}"),
+                    seat=seat, want=want, count=len(cards),
+                )
+        try:
+            masks = [[_card(c) for c in cards] for cards in hand_lists]
+            stock_cards = [_card(c) for c in stock]
+        except CardError as error:
+            raise IllegalAction("C2", N_("{problem}"), problem=str(error)) from None
+        everything = [c for cards in masks for c in cards] + stock_cards
+        if len(everything) != NUM_CARDS or len(set(everything)) != NUM_CARDS:
+            raise IllegalAction(
+                "D3", N_("the hands and the stock must hold each of the 54 cards exactly once")
+            )
+        hand_masks = tuple(_mask(cards) for cards in masks)
+        self._begin_deal(dealer, kind, size, seats, hand_masks, tuple(stock_cards))
+
+    def attach_rng(self, rng: random.Random) -> None:
+        """Let ``rng`` deal this game from now on (a resumed record goes on with new deals)."""
+        self.rng = rng
+        if self._phase == _DEAL:
+            dealer = self.expected_dealer()
+            self._deal_from_rng(rng.randrange(self.num_players) if dealer is None else dealer)
+
+    def _deal_from_rng(self, dealer: int) -> None:
+        """Shuffle and deal the due deal (D3)."""
+        assert self.rng is not None
+        kind, size, seats = self.next_deal()
+        deck = list(range(NUM_CARDS))
+        self.rng.shuffle(deck)
+        hands = [0] * self.num_players
+        at = 0
+        for seat in seats:
+            hands[seat] = _mask(deck[at : at + size])
+            at += size
+        self._begin_deal(dealer, kind, size, seats, tuple(hands), tuple(deck[at:]))
+
+    def _begin_deal(
+        self,
+        dealer: int,
+        kind: DealKind,
+        size: int,
+        seats: tuple[int, ...],
+        hands: tuple[int, ...],
+        stock: tuple[int, ...],
+    ) -> None:
+        self._reset_deal_state()
+        self._pending_tie = None
+        deal = Deal(dealer, kind, size, hands, stock, seats, self.num_sides)
+        self.deals.append(deal)
+        self._deal = deal
+        self._hands = list(hands)
+        self._turn_up(deal)
+        self._tmask = trump_mask(deal.trump)
+        self._tricks = deal.tricks
+        self._play = deal.play
+        self._active = len(seats)
+        for i, seat in enumerate(seats):
+            self._next[seat] = seats[(i + 1) % len(seats)]
+        if kind == DealKind.NORMAL:
+            if self._renig():
+                deal.thrown_in = "renig"
+                self._phase = _DEAL
+                self._maybe_deal_on()
+                return
+            self._phase = _BID
+            self._to_move = (dealer + 1) % self.num_players
+            limit = size - 1 if self.rules.max_bid == "hand_minus_one" else size
+            self._bid_actions = [PASS, *range(PASS + 1, PASS + limit + 1), BOARD]
+            return
+        # E2 / E3: no bidding; left of the dealer leads, or the first tied seat after him.
+        self._phase = _PLAY
+        leader = (dealer + 1) % self.num_players
+        while leader not in seats:
+            leader = (leader + 1) % self.num_players
+        deal.leader = leader
+        self._to_move = self._lead_seat = leader
+
+    def _turn_up(self, deal: Deal) -> None:
+        """Turn up the stock's top card and settle the trump suit (D3, D4, D5)."""
+        stock = deal.stock
+        if self.rules.joker_turnup == "no_trump":
+            top = stock[0]
+            deal.turned = (top,)
+            if top < LITTLE_BLOOPER:
+                deal.trump = suit_of(top)
+                return
+            other = BIG_BLOOPER if top == LITTLE_BLOOPER else LITTLE_BLOOPER
+            for seat, hand in enumerate(self._hands):
+                if hand >> other & 1:  # D4: shown, discarded, replaced by the next stock card
+                    drawn = stock[1]
+                    self._hands[seat] = hand ^ (1 << other) | (1 << drawn)
+                    deal.exchange = (seat, other, drawn)
+            return
+        at = 0
+        while at < len(stock) and stock[at] >= LITTLE_BLOOPER:
+            at += 1
+        deal.turned = stock[: at + 1]
+        deal.trump = suit_of(stock[at]) if at < len(stock) else None
+
+    def _renig(self) -> bool:
+        """D6: some player holds no honour and no trump in a deal large enough to check."""
+        least = self.rules.renig_min_hand
+        deal = self._deal
+        assert deal is not None
+        if least is None or deal.hand_size < least:
+            return False
+        strong = HONOURS | self._tmask
+        return any(not hand & strong for hand in self._hands)
+
+    # ------------------------------------------------------------------ acting
+
+    def legal_actions(self) -> list[int]:
+        """Every action the player on turn may take now; empty when none is due."""
+        if self._phase == _PLAY:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal = self._legal_cards()
+            return mask_cards(legal)
+        if self._phase == _BID:
+            return self._bid_actions[:]
+        return []
+
+    def legal_mask(self) -> int:
+        """The cards the player on turn may play, as a mask (0 outside play)."""
+        if self._phase != _PLAY:
+            return 0
+        if self._legal is None:
+            self._legal = self._legal_cards()
+        return self._legal
+
+    def _legal_cards(self) -> int:
+        """P2 following, P3 trump leads, P4 Bloopers, as one mask of the playable cards."""
+        seat = self._to_move
+        hand = self._hands[seat]
+        if not self._trick:
+            tm = self._tmask
+            if tm and not self._broken and not self._free_lead[seat]:
+                return hand & ~tm or hand  # P3 (b): nothing but trumps
+            return hand
+        led = self._trick[0]
+        if led >= LITTLE_BLOOPER and self._blooper:
+            trumps = hand & self._tmask
+            if trumps:  # P4: highest trump after the Big Blooper, lowest after the Little
+                return 1 << (trumps.bit_length() - 1) if led == BIG_BLOOPER else trumps & -trumps
+            return hand
+        return hand & self._lead_mask or hand
+
+    def apply(self, action: int) -> None:
+        """Take ``action`` for the player on turn.
+
+        :raises IllegalAction: with the rule broken; the game is then unchanged.
+        """
+        if self._phase == _PLAY and type(action) is int and 0 <= action < PASS:
+            legal = self._legal
+            if legal is None:
+                legal = self._legal_cards()
+            if legal >> action & 1:
+                self._play_card(action)
+                return
+        if self._phase == _BID and action in self._bid_actions and type(action) is int:
+            self._bid(action)
+        elif type(action) is int and action >= PASS:
+            self.bid(action)
+        else:
+            self.play(action)
+
+    def bid(self, bid: int | str, seat: int | None = None) -> None:
+        """Bid for the player on turn (or check that it is ``seat``'s turn): B1.
+
+        ``bid`` is an action or its record spelling (``"pass"``, ``"3"``, ``"board"``).
+
+        :raises IllegalAction: with the rule broken (order of RULES §7).
+        """
+        self._refuse_if_over()
+        deal = self._deal
+        if deal is not None and deal.thrown_in == "renig":
+            raise IllegalAction("D6", N_("this deal was thrown in for a renig (no bids)"))
+        if deal is not None and deal.kind != DealKind.NORMAL:
+            rule = "E3" if self.num_players == 3 else "E2"
+            raise IllegalAction(rule, N_("there is no bidding in a tie-breaker"))
+        if self._phase != _BID:
+            raise IllegalAction("B1", N_("no bid is due now"))
+        if isinstance(bid, str):
+            try:
+                action = parse_bid(bid)
+            except ValueError as error:
+                raise IllegalAction("B1", N_("{problem}"), problem=str(error)) from None
+        elif type(bid) is int and PASS <= bid <= BOARD:
+            action = bid
+        else:
+            raise IllegalAction("B1", N_("{bid!r} is not a bid"), bid=bid)
+        self._check_turn(seat, "B1")
+        if action not in self._bid_actions:
+            top = self._bid_actions[-2] - PASS
+            raise IllegalAction(
+                "B1", N_("a bid of {bid} is out of range: bid pass, 1 to {top}, or board")
+                if top
+                else N_("a bid of {bid} is out of range: bid pass or board"),
+                bid=action - PASS, top=top,
+            )
+        self._bid(action)
+
+    def play(self, card: int | str, seat: int | None = None) -> None:
+        """Play ``card`` (a card or its spelling) for the player on turn: P2–P6.
+
+        :raises IllegalAction: with the rule broken (order of RULES §7).
+        """
+        self._refuse_if_over()
+        deal = self._deal
+        if self._phase == _BID:
+            raise IllegalAction("B1", N_("no card can be played while bids are still due"))
+        if self._phase != _PLAY:
+            if deal is not None and deal.thrown_in == "renig":
+                raise IllegalAction("D6", N_("this deal was thrown in for a renig"))
+            if deal is not None and deal.thrown_in == "all_pass":
+                raise IllegalAction("D7", N_("every player passed, so this deal was thrown in"))
+            raise IllegalAction("P6", N_("all the tricks of this deal have been played"))
+        if isinstance(card, str):
+            try:
+                card = parse_card(card)
+            except CardError as error:
+                raise IllegalAction("C2", N_("{problem}"), problem=str(error)) from None
+        elif type(card) is not int or not 0 <= card < NUM_CARDS:
+            raise IllegalAction("C2", N_("{card!r} is not a card"), card=card)
+        self._check_turn(seat, "P2")
+        self._refuse_card(card)
+        self._play_card(card)
+
+    def _refuse_if_over(self) -> None:
+        if self._phase == _OVER:
+            raise IllegalAction(self.over_rule, N_("the game is over"))
+
+    def _check_turn(self, seat: int | None, rule: str) -> None:
+        if seat is not None and seat != self._to_move:
+            raise IllegalAction(
+                rule, N_("it is seat {turn}'s turn, not seat {seat}'s"), turn=self._to_move, seat=seat
+            )
+
+    def _refuse_card(self, card: int) -> None:
+        """Raise the rule ``card`` breaks, if any: P2 (not held), P3, P4, then P2 (revoke)."""
+        hand = self._hands[self._to_move]
+        name = card_name(card)
+        if not hand >> card & 1:
+            raise IllegalAction("P2", N_("{card} is not in your hand"), card=name)
+        legal = self._legal_cards()
+        if legal >> card & 1:
+            return
+        if not self._trick:
+            raise IllegalAction(
+                "P3", N_("you may not lead a trump ({card}) until a trump has been played"),
+                card=name,
+            )
+        led = self._trick[0]
+        if led >= LITTLE_BLOOPER and self._blooper:
+            forced = card_name(legal.bit_length() - 1)
+            if led == BIG_BLOOPER:
+                raise IllegalAction(
+                    "P4", N_("the Big Blooper was led: you must play your highest trump, {forced}"),
+                    forced=forced,
+                )
+            raise IllegalAction(
+                "P4", N_("the Little Blooper was led: you must play your lowest trump, {forced}"),
+                forced=forced,
+            )
+        led_name = "trumps" if self._lead_mask == self._tmask else _SUIT_NAMES[suit_of(led)]
+        raise IllegalAction(
+            "P2", N_("you must follow suit: {suit} were led and you hold some"), suit=led_name
+        )
+
+    def _bid(self, action: int) -> None:
+        deal = self._deal
+        assert deal is not None
+        deal.bids.append(action)
+        seat = self._to_move
+        value = action - PASS
+        side = self._side[seat]
+        contracts = deal.contracts
+        if value == _BOARD_VALUE:
+            contracts[side] = "board"
+            deal.board_level += 1
+        elif value and contracts[side] != "board":
+            current = contracts[side]
+            contracts[side] = str(int(current) + value) if isinstance(current, str) else str(value)
+        if len(deal.bids) < self.num_players:
+            self._to_move = self._next[seat]
+            return
+        self._end_bidding(deal)
+
+    def _end_bidding(self, deal: Deal) -> None:
+        """B3, B4 are kept as bids come; here P1 picks the leader, or D7 throws the deal in."""
+        first = (deal.dealer + 1) % self.num_players
+        seats = [(first + i) % self.num_players for i in range(self.num_players)]
+        values = [b - PASS for b in deal.bids]
+        if not any(values):
+            if self.rules.all_pass == "redeal":
+                deal.thrown_in = "all_pass"
+                self._phase = _DEAL
+                self._maybe_deal_on()
+                return
+            leader = first
+        else:
+            top = max(values)
+            bidders = [s for s, v in zip(seats, values, strict=True) if v == top]
+            last_board = top == _BOARD_VALUE and self.rules.board_tie_leader == "last"
+            leader = bidders[-1] if last_board else bidders[0]
+        rule = self.rules.board_leads_trump
+        for seat, value in zip(seats, values, strict=True):
+            if rule == "bidder" and value == _BOARD_VALUE:
+                self._free_lead[seat] = True
+            elif rule == "side" and deal.contracts[self._side[seat]] == "board":
+                self._free_lead[seat] = True
+        deal.leader = leader
+        self._to_move = self._lead_seat = leader
+        self._phase = _PLAY
+
+    def _play_card(self, card: int) -> None:
+        """Play a card already known to be legal: the hot path of every simulation."""
+        seat = self._to_move
+        bit = 1 << card
+        self._hands[seat] ^= bit
+        self._play.append(card)
+        trick = self._trick
+        trick.append(card)
+        self._legal = None
+        if len(trick) == 1:
+            self._lead_seat = seat
+            self._trick_mask = bit
+            tm = self._tmask
+            self._lead_mask = tm if bit & tm else SUIT_MASKS[card // 13] if card < 52 else 0
+            self._to_move = self._next[seat]
+            return
+        self._trick_mask |= bit
+        if len(trick) < self._active:
+            self._to_move = self._next[seat]
+            return
+        # P5: the highest trump wins, else the highest card of the suit led.
+        cards = self._trick_mask
+        trumps = cards & self._tmask
+        if trumps:
+            self._broken = True
+            best = trumps.bit_length() - 1
+        else:
+            best = (cards & self._lead_mask).bit_length() - 1
+        winner = self._lead_seat
+        for played in trick:
+            if played == best:
+                break
+            winner = self._next[winner]
+        self._trick_log.append((self._lead_seat, tuple(trick)))
+        self._trick = []
+        self._tricks[self._side[winner]] += 1
+        self._played += 1
+        self._to_move = winner
+        deal = self._deal
+        assert deal is not None
+        if deal.kind == DealKind.NORMAL:
+            if self._played == deal.hand_size:
+                self._score(deal)
+        else:
+            self._tie_breaker_trick(deal, self._side[winner])
+
+    # ------------------------------------------------------------------ scoring and the end
+
+    def _score(self, deal: Deal) -> None:
+        """S1–S4 for every side, then the next deal or the end of the game (E1)."""
+        n = deal.hand_size
+        level = deal.board_level if self.rules.board_multiplier else 1
+        points = []
+        for contract, taken in zip(deal.contracts, deal.tricks, strict=True):
+            if contract is None:
+                points.append(0)  # S2
+            elif contract == "board":
+                points.append(10 * n * level if taken == n else -10 * n * level)  # S3
+            else:
+                bid = int(contract)
+                points.append(5 * bid + taken - bid if taken >= bid else -5 * bid)  # S1
+        deal.points = points
+        for side, p in enumerate(points):
+            self.scores[side] += p
+        self._counted += 1
+        self._phase = _DEAL
+        if self._counted == len(self.rules.hand_sizes):
+            self._end_of_counted_deals()
+        self._maybe_deal_on()
+
+    def _end_of_counted_deals(self) -> None:
+        """E1: the most points wins; a tie is a draw, or goes to a tie-breaker (E2, E3)."""
+        top = max(self.scores)
+        tied = tuple(side for side, score in enumerate(self.scores) if score == top)
+        if len(tied) == 1:
+            self._finish(tied[0], "E1")
+        elif not self.rules.tie_breaker:
+            self._finish(None, "E1")
+        elif self.num_players == 4:
+            self._pending_tie = (DealKind.TIE_BREAKER, (0, 1, 2, 3))
+        elif len(tied) == 3:
+            self._pending_tie = (DealKind.TIE_BREAKER_THREE, (0, 1, 2))
+        else:
+            self._pending_tie = (DealKind.TIE_BREAKER_TWO, tied)
+
+    def _tie_breaker_trick(self, deal: Deal, side: int) -> None:
+        """E2, E3: first to 7 tricks wins; three tied players play all 13 tricks."""
+        rule = "E3" if self.num_players == 3 else "E2"
+        if deal.kind != DealKind.TIE_BREAKER_THREE:
+            if deal.tricks[side] == 7:
+                deal.points = [0] * self.num_sides
+                self._finish(side, rule)
+            return
+        if self._played < 13:
+            return
+        deal.points = [0] * self.num_sides
+        top = max(deal.tricks)
+        best = tuple(s for s, t in enumerate(deal.tricks) if t == top)
+        if len(best) == 1:
+            self._finish(best[0], rule)
+            return
+        self._phase = _DEAL
+        self._pending_tie = (DealKind.TIE_BREAKER_TWO, best)
+        self._maybe_deal_on()
+
+    def _finish(self, winner: int | None, rule: str) -> None:
+        self.winner = winner
+        self.over_rule = rule
+        self._phase = _OVER
+
+    def _maybe_deal_on(self) -> None:
+        """A seeded game deals the next deal as soon as it is due."""
+        if self.rng is not None and self._phase == _DEAL:
+            dealer = self.expected_dealer()
+            assert dealer is not None
+            self._deal_from_rng(dealer)
+
+    # ------------------------------------------------------------------ views and copies
+
+    def view(self, seat: int) -> SeatView:
+        """Everything ``seat`` may know now — and nothing else."""
+        from backalley.view import seat_view
+
+        return seat_view(self, seat)
+
+    def public_view(self) -> SeatView:
+        """What a spectator may know: no hand but the public cards."""
+        from backalley.view import seat_view
+
+        return seat_view(self, None)
+
+    def copy(self) -> Game:
+        """An independent copy (for search): past deals are shared, being final."""
+        new = Game.__new__(Game)
+        for name in Game.__slots__:
+            setattr(new, name, getattr(self, name))
+        new.rng = None if self.rng is None else _copy_rng(self.rng)
+        new.scores = self.scores[:]
+        new.deals = self.deals[:]
+        if self._deal is not None:
+            deal = self._deal.copy()
+            new.deals[-1] = deal
+            new._deal = deal
+            new._tricks = deal.tricks
+            new._play = deal.play
+        new._hands = self._hands[:]
+        new._next = self._next[:]
+        new._free_lead = self._free_lead[:]
+        new._trick = self._trick[:]
+        new._trick_log = self._trick_log[:]
+        return new
+
+
+_SUIT_NAMES = ("spades", "hearts", "diamonds", "clubs")
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    new = random.Random()
+    new.setstate(rng.getstate())
+    return new
+
+
+def _card(card: int | str) -> int:
+    if isinstance(card, str):
+        return parse_card(card)
+    if type(card) is int and 0 <= card < NUM_CARDS:
+        return card
+    raise CardError(f"{card!r} is not a card")
+
+
+def _mask(cards: Iterable[int]) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    return mask
+
+
+assert FULL_DECK >> NUM_CARDS == 0 and JOKERS >> LITTLE_BLOOPER == 3 and len(SUITS) == 4

@@ -1,0 +1,196 @@
+"""Rule sets: the presets ``standard``, ``classic`` and ``classic3`` and every named option.
+
+The option table of RULES.md is :data:`OPTIONS`; a :class:`Ruleset` is a preset with some
+options overridden. Unknown names and values of the wrong kind are refused, never ignored.
+
+>>> rules = Ruleset.preset("standard", hand_sizes=[3, 2, 1])
+>>> rules.hand_sizes, rules.blooper_forces, rules.num_players
+((3, 2, 1), True, 4)
+>>> Ruleset.preset("classic3").hand_sizes[:3]
+(2, 3, 4)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+PRESETS = ("standard", "classic", "classic3")
+
+
+class RulesError(ValueError):
+    """An unknown preset, an unknown option, or an option value of the wrong kind."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One row of the option table: its name, the values it takes, and the rule it sets."""
+
+    name: str
+    choices: tuple[Any, ...] | None
+    rule: str
+    help: str
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("hand_sizes", None, "D2", "hand size of each counted deal; null for the preset's"),
+    Option("joker_turnup", ("no_trump", "turn_again"), "D4, D5", "what a turned-up joker does"),
+    Option("renig_min_hand", None, "D6", "smallest hand size checked for renig; null for none"),
+    Option("all_pass", ("redeal", "play"), "D7", "what happens when every player passes"),
+    Option("max_bid", ("hand_minus_one", "hand"), "B1", "highest numeric bid"),
+    Option("board_tie_leader", ("last", "first"), "P1", "which of tied board bidders leads"),
+    Option("board_leads_trump", ("bidder", "side", "off"), "P3", "who may lead trump after board"),
+    Option("blooper_forces", (True, False), "P4", "a led Blooper forces highest / lowest trump"),
+    Option("board_multiplier", (True, False), "S3", "board scores are multiplied by board level"),
+    Option("tie_breaker", (True, False), "E2, E3", "a tie is settled by a tie-breaker deal"),
+)
+OPTION_NAMES = tuple(option.name for option in OPTIONS)
+
+# D2: the preset hand sizes.
+_STANDARD_SIZES = (*range(13, 0, -1), *range(2, 14))
+_CLASSIC_SIZES = (*range(1, 14), *range(13, 0, -1))
+_CLASSIC3_SIZES = (*range(2, 14), *range(13, 1, -1))
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """A preset with its options: everything that makes one Back Alley game differ from another.
+
+    Build one with :meth:`preset`; fields are the option names of RULES.md, except that
+    ``hand_sizes`` is always the resolved list (never ``None``).
+    """
+
+    name: Literal["standard", "classic", "classic3"]
+    hand_sizes: tuple[int, ...]
+    joker_turnup: str
+    renig_min_hand: int | None
+    all_pass: str
+    max_bid: str
+    board_tie_leader: str
+    board_leads_trump: str
+    blooper_forces: bool
+    board_multiplier: bool
+    tie_breaker: bool
+
+    @property
+    def num_players(self) -> int:
+        """Four seats, or three in ``classic3`` (C4)."""
+        return 3 if self.name == "classic3" else 4
+
+    @property
+    def num_sides(self) -> int:
+        """Two partnerships, or one side per player in ``classic3`` (C4)."""
+        return 3 if self.name == "classic3" else 2
+
+    def side_of(self, seat: int) -> int:
+        """The side a seat plays for (C4): partners sit opposite."""
+        return seat if self.name == "classic3" else seat % 2
+
+    @classmethod
+    def preset(cls, name: str, **options: Any) -> Ruleset:
+        """The preset ``name`` with ``options`` overriding its defaults.
+
+        :raises RulesError: for an unknown preset, option or value.
+        """
+        if name not in PRESETS:
+            raise RulesError(f"unknown rule set {name!r}: choose one of {', '.join(PRESETS)}")
+        classic = name != "standard"
+        base = cls(
+            name=name,  # type: ignore[arg-type]
+            hand_sizes={"standard": _STANDARD_SIZES, "classic": _CLASSIC_SIZES}.get(
+                name, _CLASSIC3_SIZES
+            ),
+            joker_turnup="turn_again" if classic else "no_trump",
+            renig_min_hand=7 if classic else None,
+            all_pass="play" if classic else "redeal",
+            max_bid="hand" if classic else "hand_minus_one",
+            board_tie_leader="first" if classic else "last",
+            board_leads_trump="side" if classic else "bidder",
+            blooper_forces=not classic,
+            board_multiplier=not classic,
+            tie_breaker=classic,
+        )
+        return base.with_options(options)
+
+    def with_options(self, options: Mapping[str, Any]) -> Ruleset:
+        """This rule set with ``options`` (option name → value, as in a record) overridden."""
+        changes: dict[str, Any] = {}
+        for key, value in options.items():
+            changes[key] = self._checked(key, value)
+        if changes.get("hand_sizes", 0) is None:
+            changes["hand_sizes"] = Ruleset.preset(self.name).hand_sizes
+        return replace(self, **changes)
+
+    @staticmethod
+    def _checked(key: str, value: Any) -> Any:
+        option = next((o for o in OPTIONS if o.name == key), None)
+        if option is None:
+            raise RulesError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
+        if key == "hand_sizes":
+            if value is None:
+                return None
+            if (
+                not isinstance(value, (list, tuple))
+                or not value
+                or not all(_is_int(v) and 1 <= v <= 13 for v in value)
+            ):
+                raise RulesError(
+                    f"option hand_sizes must be a non-empty list of hand sizes 1..13 or null, not {value!r}"
+                )
+            return tuple(value)
+        if key == "renig_min_hand":
+            if value is not None and not _is_int(value):
+                raise RulesError(f"option renig_min_hand must be an integer or null, not {value!r}")
+            return value
+        assert option.choices is not None
+        if not any(type(value) is type(c) and value == c for c in option.choices):
+            shown = ", ".join(_show(c) for c in option.choices)
+            raise RulesError(f"option {key} must be one of {shown}, not {_show(value)}")
+        return value
+
+    def options(self) -> dict[str, Any]:
+        """Every option with its value, as a record's ``options`` member would give it."""
+        values = asdict(self)
+        values["hand_sizes"] = list(self.hand_sizes)
+        return {name: values[name] for name in OPTION_NAMES}
+
+    def changed_options(self) -> dict[str, Any]:
+        """The options that differ from the preset's, for a compact record."""
+        preset = Ruleset.preset(self.name).options()
+        return {k: v for k, v in self.options().items() if preset[k] != v}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def parse_option_value(key: str, text: str) -> Any:
+    """Read ``k=v`` text from the command line into the option's kind (JSON-like spelling).
+
+    :raises RulesError: when the option is unknown or the text is not one of its values.
+    """
+    import json
+
+    if key not in OPTION_NAMES:
+        raise RulesError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = text
+    if key == "hand_sizes" and isinstance(value, str):
+        try:
+            value = [int(part) for part in value.split(",")]
+        except ValueError:
+            pass
+    Ruleset._checked(key, value)
+    return value
+
+
+assert {f.name for f in fields(Ruleset)} == {"name", *OPTION_NAMES}
