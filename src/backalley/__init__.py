@@ -6,7 +6,7 @@ it only through a seat's :class:`SeatView`.
 
 from backalley.cards import card_name, parse_card
 from backalley.engine import BOARD, PASS, Deal, Game, IllegalAction, Phase, bid_action
-from backalley.rules import Ruleset, RulesError
+from backalley.rules import RulesError, Ruleset
 from backalley.view import SeatView
 
 __all__ = [
@@ -16,8 +16,8 @@ __all__ = [
     "Game",
     "IllegalAction",
     "Phase",
-    "Ruleset",
     "RulesError",
+    "Ruleset",
     "SeatView",
     "bid_action",
     "card_name",

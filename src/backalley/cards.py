@@ -34,7 +34,7 @@ SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * s) for s in range(4))
 #: Aces, kings, queens and jacks of every suit: the honours the renig rule looks for (D6).
 HONOURS = sum(0xF << (13 * s + 9) for s in range(4))
 
-_NAMES: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS) + ("LJ", "BJ")
+_NAMES: tuple[str, ...] = (*tuple(r + s for s in SUITS for r in RANKS), "LJ", "BJ")
 _BY_NAME: dict[str, int] = {name: card for card, name in enumerate(_NAMES)}
 
 
@@ -62,7 +62,9 @@ def parse_card(text: str) -> int:
     try:
         return _BY_NAME[key]
     except KeyError:
-        raise CardError(f"{text!r} is not a card (write rank then suit, like AS, TD, 7C, or BJ, LJ)") from None
+        raise CardError(
+            f"{text!r} is not a card (write rank then suit, like AS, TD, 7C, or BJ, LJ)"
+        ) from None
 
 
 def suit_of(card: int) -> int:
@@ -90,7 +92,8 @@ def _chunk_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
         width = 13 if base < 52 else 2
         tables.append(
             tuple(
-                tuple(base + i for i in range(width) if value >> i & 1) for value in range(1 << width)
+                tuple(base + i for i in range(width) if value >> i & 1)
+                for value in range(1 << width)
             )
         )
     return tuple(tables)

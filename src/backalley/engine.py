@@ -151,23 +151,23 @@ class Deal:
     """
 
     __slots__ = (
+        "bids",
+        "board_level",
+        "contracts",
         "dealer",
-        "kind",
+        "exchange",
         "hand_size",
         "hands",
-        "stock",
+        "kind",
+        "leader",
+        "play",
+        "points",
         "seats",
+        "stock",
+        "thrown_in",
+        "tricks",
         "trump",
         "turned",
-        "exchange",
-        "thrown_in",
-        "bids",
-        "play",
-        "contracts",
-        "board_level",
-        "leader",
-        "tricks",
-        "points",
     )
 
     def __init__(
@@ -219,37 +219,37 @@ class Game:
     """
 
     __slots__ = (
-        "rules",
-        "num_players",
-        "num_sides",
-        "rng",
-        "scores",
-        "deals",
-        "winner",
-        "over_rule",
-        "_counted",
-        "_side",
-        "_phase",
-        "_deal",
-        "_hands",
-        "_tmask",
-        "_to_move",
-        "_next",
         "_active",
         "_bid_actions",
+        "_blooper",
+        "_broken",
+        "_counted",
+        "_deal",
         "_free_lead",
-        "_trick",
-        "_trick_mask",
+        "_hands",
         "_lead_mask",
         "_lead_seat",
-        "_broken",
-        "_played",
-        "_play",
-        "_tricks",
         "_legal",
-        "_blooper",
+        "_next",
         "_pending_tie",
+        "_phase",
+        "_play",
+        "_played",
+        "_side",
+        "_tmask",
+        "_to_move",
+        "_trick",
         "_trick_log",
+        "_trick_mask",
+        "_tricks",
+        "deals",
+        "num_players",
+        "num_sides",
+        "over_rule",
+        "rng",
+        "rules",
+        "scores",
+        "winner",
     )
 
     def __init__(
@@ -398,21 +398,28 @@ class Game:
             raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=dealer)
         if expected is not None and dealer != expected:
             raise IllegalAction(
-                "D1", N_("seat {expected} must deal now, not seat {dealer}"),
-                expected=expected, dealer=dealer,
+                "D1",
+                N_("seat {expected} must deal now, not seat {dealer}"),
+                expected=expected,
+                dealer=dealer,
             )
         hand_lists = [list(h) for h in hands]
         if len(hand_lists) != self.num_players:
             raise IllegalAction(
-                "D2", N_("a deal has {expected} hands, not {count}"),
-                expected=self.num_players, count=len(hand_lists),
+                "D2",
+                N_("a deal has {expected} hands, not {count}"),
+                expected=self.num_players,
+                count=len(hand_lists),
             )
         for seat, cards in enumerate(hand_lists):
             want = size if seat in seats else 0
             if len(cards) != want:
                 raise IllegalAction(
-                    "D2", N_("seat {seat} must be dealt {want} cards here, not {count}"),
-                    seat=seat, want=want, count=len(cards),
+                    "D2",
+                    N_("seat {seat} must be dealt {want} cards here, not {count}"),
+                    seat=seat,
+                    want=want,
+                    count=len(cards),
                 )
         try:
             masks = [[_card(c) for c in cards] for cards in hand_lists]
@@ -606,10 +613,12 @@ class Game:
         if action not in self._bid_actions:
             top = self._bid_actions[-2] - PASS
             raise IllegalAction(
-                "B1", N_("a bid of {bid} is out of range: bid pass, 1 to {top}, or board")
+                "B1",
+                N_("a bid of {bid} is out of range: bid pass, 1 to {top}, or board")
                 if top
                 else N_("a bid of {bid} is out of range: bid pass or board"),
-                bid=action - PASS, top=top,
+                bid=action - PASS,
+                top=top,
             )
         self._bid(action)
 
@@ -646,7 +655,10 @@ class Game:
     def _check_turn(self, seat: int | None, rule: str) -> None:
         if seat is not None and seat != self._to_move:
             raise IllegalAction(
-                rule, N_("it is seat {turn}'s turn, not seat {seat}'s"), turn=self._to_move, seat=seat
+                rule,
+                N_("it is seat {turn}'s turn, not seat {seat}'s"),
+                turn=self._to_move,
+                seat=seat,
             )
 
     def _refuse_card(self, card: int) -> None:
@@ -660,7 +672,8 @@ class Game:
             return
         if not self._trick:
             raise IllegalAction(
-                "P3", N_("you may not lead a trump ({card}) until a trump has been played"),
+                "P3",
+                N_("you may not lead a trump ({card}) until a trump has been played"),
                 card=name,
             )
         led = self._trick[0]
@@ -668,11 +681,13 @@ class Game:
             forced = card_name(legal.bit_length() - 1)
             if led == BIG_BLOOPER:
                 raise IllegalAction(
-                    "P4", N_("the Big Blooper was led: you must play your highest trump, {forced}"),
+                    "P4",
+                    N_("the Big Blooper was led: you must play your highest trump, {forced}"),
                     forced=forced,
                 )
             raise IllegalAction(
-                "P4", N_("the Little Blooper was led: you must play your lowest trump, {forced}"),
+                "P4",
+                N_("the Little Blooper was led: you must play your lowest trump, {forced}"),
                 forced=forced,
             )
         led_name = "trumps" if self._lead_mask == self._tmask else _SUIT_NAMES[suit_of(led)]
@@ -718,9 +733,9 @@ class Game:
             leader = bidders[-1] if last_board else bidders[0]
         rule = self.rules.board_leads_trump
         for seat, value in zip(seats, values, strict=True):
-            if rule == "bidder" and value == _BOARD_VALUE:
-                self._free_lead[seat] = True
-            elif rule == "side" and deal.contracts[self._side[seat]] == "board":
+            bid_board = value == _BOARD_VALUE
+            side_board = deal.contracts[self._side[seat]] == "board"
+            if (rule == "bidder" and bid_board) or (rule == "side" and side_board):
                 self._free_lead[seat] = True
         deal.leader = leader
         self._to_move = self._lead_seat = leader

@@ -25,7 +25,7 @@ from typing import Any
 
 from backalley.cards import SUITS, format_cards
 from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
-from backalley.rules import Ruleset, RulesError
+from backalley.rules import RulesError, Ruleset
 
 FORMAT = "backalley/1"
 
@@ -200,11 +200,18 @@ def _replay_into(game: Game, record: Record) -> None:
                     raise ReplayError(i, phase, k, error.rule, error.message) from None
         if i < last and game.phase == Phase.BID:
             raise ReplayError(
-                i, "bid", len(deal.bids), "B1", "this deal is missing bids, yet another deal follows"
+                i,
+                "bid",
+                len(deal.bids),
+                "B1",
+                "this deal is missing bids, yet another deal follows",
             )
         if i < last and game.phase == Phase.PLAY:
             raise ReplayError(
-                i, "play", len(deal.play), "P6",
+                i,
+                "play",
+                len(deal.play),
+                "P6",
                 "this deal is missing cards, yet another deal follows",
             )
 

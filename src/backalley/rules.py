@@ -12,11 +12,18 @@ options overridden. Unknown names and values of the wrong kind are refused, neve
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 PRESETS = ("standard", "classic", "classic3")
+
+
+def N_(message: str) -> str:
+    """Mark a message for translation; it is translated where it is shown."""
+    return message
 
 
 class RulesError(ValueError):
@@ -34,16 +41,22 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("hand_sizes", None, "D2", "hand size of each counted deal; null for the preset's"),
-    Option("joker_turnup", ("no_trump", "turn_again"), "D4, D5", "what a turned-up joker does"),
-    Option("renig_min_hand", None, "D6", "smallest hand size checked for renig; null for none"),
-    Option("all_pass", ("redeal", "play"), "D7", "what happens when every player passes"),
-    Option("max_bid", ("hand_minus_one", "hand"), "B1", "highest numeric bid"),
-    Option("board_tie_leader", ("last", "first"), "P1", "which of tied board bidders leads"),
-    Option("board_leads_trump", ("bidder", "side", "off"), "P3", "who may lead trump after board"),
-    Option("blooper_forces", (True, False), "P4", "a led Blooper forces highest / lowest trump"),
-    Option("board_multiplier", (True, False), "S3", "board scores are multiplied by board level"),
-    Option("tie_breaker", (True, False), "E2, E3", "a tie is settled by a tie-breaker deal"),
+    Option("hand_sizes", None, "D2", N_("hand size of each counted deal; null for the preset's")),
+    Option("joker_turnup", ("no_trump", "turn_again"), "D4, D5", N_("what a turned-up joker does")),
+    Option("renig_min_hand", None, "D6", N_("smallest hand size checked for renig; null for none")),
+    Option("all_pass", ("redeal", "play"), "D7", N_("what happens when every player passes")),
+    Option("max_bid", ("hand_minus_one", "hand"), "B1", N_("highest numeric bid")),
+    Option("board_tie_leader", ("last", "first"), "P1", N_("which of tied board bidders leads")),
+    Option(
+        "board_leads_trump", ("bidder", "side", "off"), "P3", N_("who may lead trump after board")
+    ),
+    Option(
+        "blooper_forces", (True, False), "P4", N_("a led Blooper forces highest / lowest trump")
+    ),
+    Option(
+        "board_multiplier", (True, False), "S3", N_("board scores are multiplied by board level")
+    ),
+    Option("tie_breaker", (True, False), "E2, E3", N_("a tie is settled by a tie-breaker deal")),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 
@@ -136,7 +149,8 @@ class Ruleset:
                 or not all(_is_int(v) and 1 <= v <= 13 for v in value)
             ):
                 raise RulesError(
-                    f"option hand_sizes must be a non-empty list of hand sizes 1..13 or null, not {value!r}"
+                    "option hand_sizes must be a non-empty list of hand sizes 1..13 "
+                    f"or null, not {value!r}"
                 )
             return tuple(value)
         if key == "renig_min_hand":
@@ -176,8 +190,6 @@ def parse_option_value(key: str, text: str) -> Any:
 
     :raises RulesError: when the option is unknown or the text is not one of its values.
     """
-    import json
-
     if key not in OPTION_NAMES:
         raise RulesError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
     try:
@@ -185,10 +197,8 @@ def parse_option_value(key: str, text: str) -> Any:
     except ValueError:
         value = text
     if key == "hand_sizes" and isinstance(value, str):
-        try:
+        with contextlib.suppress(ValueError):
             value = [int(part) for part in value.split(",")]
-        except ValueError:
-            pass
     Ruleset._checked(key, value)
     return value
 

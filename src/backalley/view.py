@@ -203,4 +203,4 @@ def game_next(game: Game, seat: int) -> int:
     return seats[(seats.index(seat) + 1) % len(seats)]
 
 
-__all__ = ["SeatView", "DealSummary", "seat_view", "TRUMPS", "mask_cards"]
+__all__ = ["TRUMPS", "DealSummary", "SeatView", "mask_cards", "seat_view"]

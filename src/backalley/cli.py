@@ -1,0 +1,291 @@
+"""The ``backalley`` command: ``verify``, ``simulate`` and ``rules``.
+
+Every message a person reads goes through gettext (:mod:`backalley.i18n`). Bad input gets one
+line on standard error and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from backalley import __version__
+from backalley.i18n import _, use_language
+from backalley.record import dumps, verify
+from backalley.rules import N_, OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
+from backalley.simulation import Stats, simulate
+
+
+class UsageError(Exception):
+    """A command line the program cannot act on: reported in one line, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line in one line instead of usage plus error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} ({_('see')} {self.prog} --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line: one sub-command per thing people do."""
+    parser = _Parser(
+        prog="backalley",
+        description=_("Back Alley (Back Alley Bridge, Blooper): rules engine, records and tools."),
+    )
+    parser.add_argument("--version", action="version", version=f"backalley {__version__}")
+    parser.add_argument(
+        "--lang", help=_("language of messages: en, es, nl, ro, tr (default: from the environment)")
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    check = commands.add_parser(
+        "verify",
+        help=_("replay a game record and report every deal, the scores and the first error"),
+        description=_(
+            "Replay a backalley/1 record through the engine and print one JSON object. "
+            "Exit 0 when every action is legal, 1 at the first illegal action, "
+            "2 when the file is not a readable record."
+        ),
+    )
+    check.add_argument("file", metavar="FILE", help=_("the record, or - for standard input"))
+
+    sim = commands.add_parser(
+        "simulate",
+        help=_("play games between random legal players and summarise them"),
+        description=_(
+            "Play whole games between players who choose uniformly among the legal actions, "
+            "and print a summary table."
+        ),
+    )
+    sim.add_argument("--rules", default="standard", help=_("preset: standard, classic, classic3"))
+    sim.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=_("override an option of the preset (repeatable), e.g. hand_sizes=7,6,5"),
+    )
+    sim.add_argument("--games", type=_positive, default=100, help=_("number of games"))
+    sim.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the players"))
+    sim.add_argument("--out", type=Path, help=_("folder to write one record per game into"))
+
+    show = commands.add_parser(
+        "rules",
+        help=_("show a preset's options as a table"),
+        description=_("Show the options of one preset, or of all three side by side."),
+    )
+    show.add_argument(
+        "preset", nargs="?", metavar="PRESET", help=_("standard, classic or classic3")
+    )
+    return parser
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError(text)
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    use_language(_language_flag(args_list))
+    try:
+        args = build_parser().parse_args(args_list)
+        handler = {"verify": cmd_verify, "simulate": cmd_simulate, "rules": cmd_rules}
+        return handler[args.command](args)
+    except UsageError as error:
+        print(f"backalley: {_('error')}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"backalley: {_('interrupted')}", file=sys.stderr)
+        return 130
+
+
+def _language_flag(argv: list[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg.startswith("--lang="):
+            return arg.split("=", 1)[1]
+        if arg == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
+# ---------------------------------------------------------------------------- verify
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """``backalley verify FILE``: RECORD.md's output and exit codes."""
+    try:
+        text = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        message = _("cannot read {file}: {reason}").format(file=args.file, reason=reason)
+        verdict_output: dict[str, Any] = {"ok": False, "error": {"rule": None, "message": message}}
+        print(json.dumps(verdict_output, indent=2))
+        return 2
+    verdict = verify(text)
+    print(json.dumps(verdict.output, indent=2, ensure_ascii=False))
+    return verdict.exit_code
+
+
+# ---------------------------------------------------------------------------- simulate
+
+
+def ruleset_from_args(preset: str, options: list[str]) -> Ruleset:
+    """The rule set named on the command line, with its ``KEY=VALUE`` overrides."""
+    overrides: dict[str, Any] = {}
+    for item in options:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(_("--option takes KEY=VALUE, not {item!r}").format(item=item))
+        try:
+            overrides[key.strip()] = parse_option_value(key.strip(), value.strip())
+        except RulesError as error:
+            raise UsageError(str(error)) from None
+    try:
+        return Ruleset.preset(preset, **overrides)
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    """``backalley simulate``: random games, a progress bar, then a summary table."""
+    rules = ruleset_from_args(args.rules, args.option)
+    out: Path | None = args.out
+    if out is not None:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(
+                _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
+            ) from None
+    console = Console()
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(_("Playing"), total=args.games)
+
+        def on_game(index: int, game: Any) -> None:
+            if out is not None:
+                (out / f"game-{index + 1:05d}.json").write_text(dumps(game), encoding="utf-8")
+            progress.advance(task)
+
+        stats = simulate(rules, args.games, args.seed, on_game)
+    console.print(summary_table(stats, args.seed))
+    if out is not None:
+        console.print(_("Wrote {count} records to {folder}").format(count=stats.games, folder=out))
+    return 0
+
+
+def summary_table(stats: Stats, seed: int) -> Table:
+    """The simulate summary: speed, scores per side, and how often the rare things happened."""
+    rules = stats.rules
+    title = _("{games} random games, rules {rules}, seed {seed}").format(
+        games=stats.games, rules=rules.name, seed=seed
+    )
+    table = Table(title=title, show_header=True)
+    table.add_column(_("measure"))
+    table.add_column(_("value"), justify="right")
+    seconds = max(stats.seconds, 1e-9)
+    table.add_row(_("games per second"), f"{stats.games / seconds:,.1f}")
+    table.add_row(_("actions per second"), f"{stats.actions / seconds:,.0f}")
+    for side in range(rules.num_sides):
+        name = _side_name(rules, side)
+        table.add_row(
+            _("{side}: mean score ± sd").format(side=name),
+            f"{stats.mean(side):,.1f} ± {stats.spread(side):,.1f}",
+        )
+        table.add_row(_("{side}: wins").format(side=name), _share(stats.wins[side], stats.games))
+    table.add_row(_("draws"), _share(stats.draws, stats.games))
+    played = max(stats.deals_played, 1)
+    table.add_row(_("deals played"), f"{stats.deals_played:,}")
+    table.add_row(_("deals with a board bid"), _share(stats.boards, played))
+    table.add_row(_("deals with two or more boards"), _share(stats.multi_boards, played))
+    table.add_row(_("all-pass deals"), f"{stats.all_passes:,}")
+    table.add_row(_("renig throw-ins"), f"{stats.renigs:,}")
+    table.add_row(_("games with a tie-breaker"), _share(stats.tie_breakers, stats.games))
+    return table
+
+
+def _side_name(rules: Ruleset, side: int) -> str:
+    if rules.num_players == 3:
+        return _("seat {seat}").format(seat=side)
+    return _("side {side} (seats {a} & {b})").format(side=side, a=side, b=side + 2)
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count:,} ({100 * count / max(total, 1):.1f} %)"
+
+
+# ---------------------------------------------------------------------------- rules
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """``backalley rules [PRESET]``: the options as a table."""
+    names = [args.preset] if args.preset else list(PRESETS)
+    try:
+        presets = [Ruleset.preset(name) for name in names]
+    except RulesError as error:
+        raise UsageError(str(error)) from None
+    table = Table(title=_("Back Alley rule sets"), show_lines=False)
+    table.add_column(_("option"), no_wrap=True)
+    for rules in presets:
+        table.add_column(rules.name, no_wrap=True)
+    table.add_column(_("rule"), no_wrap=True)
+    described = len(presets) == 1  # three presets side by side leave no room for more
+    if described:
+        table.add_column(_("what it sets"))
+    values = [rules.options() for rules in presets]
+    rows = [
+        (option.name, [_format_value(v[option.name]) for v in values], option.rule, option.help)
+        for option in OPTIONS
+    ]
+    rows.append(
+        (_("players"), [str(r.num_players) for r in presets], "C4", N_("seats at the table"))
+    )
+    rows.append((_("deals"), [str(len(r.hand_sizes)) for r in presets], "D2", N_("counted deals")))
+    for name, cells, rule, help_text in rows:
+        table.add_row(name, *cells, rule, *([_(help_text)] if described else []))
+    Console().print(table)
+    return 0
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, list):
+        return format_sizes(value)
+    return json.dumps(value)
+
+
+def format_sizes(sizes: Sequence[int]) -> str:
+    """Hand sizes written as runs: ``[13, 12, …, 1, 2, …, 13]`` reads ``13-1,2-13``."""
+    runs: list[list[int]] = []
+    for size in sizes:
+        run = runs[-1] if runs else None
+        if run and (
+            (len(run) == 1 and abs(size - run[-1]) == 1)
+            or (len(run) > 1 and size - run[-1] == run[-1] - run[-2])
+        ):
+            run.append(size)
+        else:
+            runs.append([size])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ",".join(map(str, r)) for r in runs)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""Translations of every string a player reads (gettext catalogs compiled with Babel).
+
+The catalogs live in ``backalley/locale/<lang>/LC_MESSAGES/backalley.po`` (sources) and
+``.mo`` (compiled); English is the source language. The language comes from ``--lang``, or
+else from ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` or ``LANG``, as gettext does.
+
+The engine never translates (it does no I/O): it marks its messages with ``N_`` and an
+:class:`~backalley.engine.IllegalAction` carries its template and parameters, which
+:func:`explain` renders in the reader's language.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backalley.engine import IllegalAction
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DOMAIN = "backalley"
+LANGUAGES = ("en", "es", "nl", "ro", "tr")
+
+_translations: _gettext.NullTranslations = _gettext.NullTranslations()
+
+
+def use_language(language: str | None = None) -> str:
+    """Switch every later message to ``language`` (or the environment's); returns the one used."""
+    global _translations
+    wanted = [language] if language else _environment_languages()
+    for lang in wanted:
+        code = lang.split(".")[0].split("_")[0].lower()
+        if code == "en":
+            break
+        if code in LANGUAGES:
+            _translations = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[code])
+            return code
+    _translations = _gettext.NullTranslations()
+    return "en"
+
+
+def _environment_languages() -> list[str]:
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return value.split(":")
+    return []
+
+
+def _(message: str) -> str:
+    """The translation of ``message`` in the language in use."""
+    return _translations.gettext(message)
+
+
+def ngettext(singular: str, plural: str, count: int) -> str:
+    """The translation of a message whose form depends on ``count``."""
+    return _translations.ngettext(singular, plural, count)
+
+
+def explain(error: IllegalAction) -> str:
+    """An engine refusal in the reader's language, with its rule id."""
+    return f"{error.rule}: " + _(error.template).format(**error.params)
