@@ -7,7 +7,6 @@ names; hand sizes are kept small with the ``hand_sizes`` option.
 from __future__ import annotations
 
 import pytest
-from support import cards, deal, game_of, mask, play
 
 from backalley.cards import (
     BIG_BLOOPER,
@@ -21,7 +20,7 @@ from backalley.cards import (
 )
 from backalley.engine import BOARD, PASS, DealKind, Game, IllegalAction, Phase, bid_action
 from backalley.rules import Ruleset
-
+from support import cards, deal, game_of, mask, play
 
 LOW_SPADES = "2S 3S 4S 5S 6S 7S 2C"
 HIGH_SPADES = "AS KS QS JS TS 9S 8S"

@@ -39,9 +39,13 @@ _BY_NAME: dict[str, int] = {name: card for card, name in enumerate(_NAMES)}
 
 
 class CardError(ValueError):
-    """A card written in a way RULES C2 does not allow."""
+    """A card written in a way RULES C2 does not allow; ``text`` is the offending input."""
 
     rule = "C2"
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
 
 
 def card_name(card: int) -> str:
@@ -55,15 +59,15 @@ def parse_card(text: str) -> int:
     :raises CardError: when ``text`` names no card.
     """
     if not isinstance(text, str):
-        raise CardError(f"a card must be written as text, not {text!r}")
-    key = text.strip().upper()
+        raise CardError(f"a card must be written as text, not {text!r}", repr(text))
+    key = text.upper()
     if key.startswith("10"):
         key = "T" + key[2:]
     try:
         return _BY_NAME[key]
     except KeyError:
         raise CardError(
-            f"{text!r} is not a card (write rank then suit, like AS, TD, 7C, or BJ, LJ)"
+            f"{text!r} is not a card: write rank then suit, like AS, TD, 7C, or BJ, LJ", repr(text)
         ) from None
 
 
@@ -102,15 +106,24 @@ def _chunk_table() -> tuple[tuple[tuple[int, ...], ...], ...]:
 _CHUNKS = _chunk_table()
 
 
-def mask_cards(mask: int) -> list[int]:
-    """The cards of ``mask`` in ascending order; fast, since legal moves are built with it."""
-    s, h, d, c, j = _CHUNKS
+def mask_cards(
+    mask: int,
+    _s: tuple[tuple[int, ...], ...] = _CHUNKS[0],
+    _h: tuple[tuple[int, ...], ...] = _CHUNKS[1],
+    _d: tuple[tuple[int, ...], ...] = _CHUNKS[2],
+    _c: tuple[tuple[int, ...], ...] = _CHUNKS[3],
+    _j: tuple[tuple[int, ...], ...] = _CHUNKS[4],
+) -> list[int]:
+    """The cards of ``mask`` in ascending order; fast, since legal moves are built with it.
+
+    (The tables are bound as defaults because local names are the fastest to read.)
+    """
     return [
-        *s[mask & 0x1FFF],
-        *h[mask >> 13 & 0x1FFF],
-        *d[mask >> 26 & 0x1FFF],
-        *c[mask >> 39 & 0x1FFF],
-        *j[mask >> 52 & 3],
+        *_s[mask & 0x1FFF],
+        *_h[mask >> 13 & 0x1FFF],
+        *_d[mask >> 26 & 0x1FFF],
+        *_c[mask >> 39 & 0x1FFF],
+        *_j[mask >> 52],
     ]
 
 

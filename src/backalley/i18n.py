@@ -61,4 +61,5 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 
 def explain(error: IllegalAction) -> str:
     """An engine refusal in the reader's language, with its rule id."""
-    return f"{error.rule}: " + _(error.template).format(**error.params)
+    params = {k: _(v) if isinstance(v, str) else v for k, v in error.params.items()}
+    return f"{error.rule}: " + _(error.template).format(**params)

@@ -28,6 +28,7 @@ from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
 from backalley.rules import RulesError, Ruleset
 
 FORMAT = "backalley/1"
+_NULLABLE = ("hand_sizes", "renig_min_hand")
 
 
 class RecordError(ValueError):
@@ -112,6 +113,8 @@ def read_record(document: str | bytes | dict[str, Any]) -> Record:
         options = {}
     if not isinstance(options, dict):
         raise RecordError('"options" must be an object')
+    # An option given as null is left out, except where null is one of its values.
+    options = {k: v for k, v in options.items() if v is not None or k in _NULLABLE}
     try:
         rules = Ruleset.preset(name, **options)
     except RulesError as error:
@@ -146,9 +149,14 @@ def _read_deal(index: int, deal: Any) -> RecordDeal:
         dealer,
         [_strings(h, f"{where}: a hand") for h in hands],
         _strings(deal["stock"], f'{where}: "stock"'),
-        _strings(deal.get("bids") or [], f'{where}: "bids"'),
-        _strings(deal.get("play") or [], f'{where}: "play"'),
+        _strings(_optional(deal.get("bids")), f'{where}: "bids"'),
+        _strings(_optional(deal.get("play")), f'{where}: "play"'),
     )
+
+
+def _optional(value: Any) -> Any:
+    """A member given as null is the same as one left out (RECORD.md)."""
+    return [] if value is None else value
 
 
 def _strings(value: Any, what: str) -> list[str]:
