@@ -4,6 +4,7 @@ The engine (:class:`Game`) is pure: no I/O, no clock, no global randomness. Info
 it only through a seat's :class:`SeatView`.
 """
 
+from backalley._compiled import COMPILED  # first: chooses compiled or pure-Python modules
 from backalley.cards import card_name, parse_card
 from backalley.engine import BOARD, PASS, Deal, Game, IllegalAction, Phase, bid_action
 from backalley.rules import RulesError, Ruleset
@@ -11,6 +12,7 @@ from backalley.view import SeatView
 
 __all__ = [
     "BOARD",
+    "COMPILED",
     "PASS",
     "Deal",
     "Game",

@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad command line in one line instead of usage plus error."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{message} ({_('see')} {self.prog} --help)")
+        raise UsageError(_("{message} (see {prog} --help)").format(message=message, prog=self.prog))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,10 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = {"verify": cmd_verify, "simulate": cmd_simulate, "rules": cmd_rules}
         return handler[args.command](args)
     except UsageError as error:
-        print(f"backalley: {_('error')}: {error}", file=sys.stderr)
+        print(_("backalley: error: {error}").format(error=error), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"backalley: {_('interrupted')}", file=sys.stderr)
+        print(_("backalley: interrupted"), file=sys.stderr)
         return 130
 
 

@@ -14,20 +14,22 @@ game exactly as it was.
 
 >>> game = Game(Ruleset.preset("standard", hand_sizes=[2, 1]), seed=7)
 >>> while not game.is_over:
-...     game.apply(game.legal_actions()[0])
+...     game.apply(game.legal_actions()[-1])  # always board, and the highest card
 >>> len(game.scores), game.phase.name
 (2, 'OVER')
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from backalley.cards import (
+    _CHUNKS,
     BIG_BLOOPER,
     FULL_DECK,
     HONOURS,
@@ -38,7 +40,6 @@ from backalley.cards import (
     SUITS,
     CardError,
     card_name,
-    mask_cards,
     parse_card,
     suit_of,
     trump_mask,
@@ -132,6 +133,28 @@ class Phase(IntEnum):
     OVER = 3
 
 
+#: The attributes of a Deal, for copies (``__slots__`` is not readable when compiled).
+_DEAL_FIELDS: Final = (
+    "bids",
+    "board_level",
+    "contracts",
+    "dealer",
+    "exchange",
+    "hand_size",
+    "hands",
+    "kind",
+    "leader",
+    "play",
+    "points",
+    "seats",
+    "stock",
+    "thrown_in",
+    "tricks",
+    "trump",
+    "turned",
+)
+
+
 class DealKind(IntEnum):
     """A counted deal, or one of the tie-breaker deals of E2 and E3."""
 
@@ -151,25 +174,7 @@ class Deal:
     always current.
     """
 
-    __slots__ = (
-        "bids",
-        "board_level",
-        "contracts",
-        "dealer",
-        "exchange",
-        "hand_size",
-        "hands",
-        "kind",
-        "leader",
-        "play",
-        "points",
-        "seats",
-        "stock",
-        "thrown_in",
-        "tricks",
-        "trump",
-        "turned",
-    )
+    __slots__ = _DEAL_FIELDS
 
     def __init__(
         self,
@@ -201,8 +206,8 @@ class Deal:
 
     def copy(self) -> Deal:
         """A copy whose lists can change independently of this one's."""
-        new = Deal.__new__(Deal)
-        for name in Deal.__slots__:
+        new = Deal(0, _NORMAL, 0, (), (), (), 0)
+        for name in _DEAL_FIELDS:
             setattr(new, name, getattr(self, name))
         new.bids = self.bids[:]
         new.play = self.play[:]
@@ -212,6 +217,46 @@ class Deal:
         return new
 
 
+#: The attributes of a Game, for copies (``__slots__`` is not readable when compiled).
+_GAME_FIELDS: Final = (
+    "_active",
+    "_bid_actions",
+    "_bid_lists",
+    "_blooper",
+    "_broken",
+    "_counted",
+    "_deal",
+    "_free_lead",
+    "_hands",
+    "_last_trick",
+    "_lead_mask",
+    "_lead_seat",
+    "_legal",
+    "_next",
+    "_order",
+    "_pending_tie",
+    "_phase",
+    "_play",
+    "_played",
+    "_renig_from",
+    "_side",
+    "_tie",
+    "_tmask",
+    "_to_move",
+    "_trick",
+    "_trick_log",
+    "_tricks",
+    "deals",
+    "num_players",
+    "num_sides",
+    "over_rule",
+    "rng",
+    "rules",
+    "scores",
+    "winner",
+)
+
+
 class Game:
     """One game of Back Alley under a :class:`Ruleset`.
 
@@ -219,41 +264,7 @@ class Game:
     (D1); without either, call :meth:`start_deal` whenever :attr:`phase` is ``DEAL``.
     """
 
-    __slots__ = (
-        "_active",
-        "_bid_actions",
-        "_blooper",
-        "_broken",
-        "_counted",
-        "_deal",
-        "_free_lead",
-        "_hands",
-        "_last_trick",
-        "_lead_mask",
-        "_lead_seat",
-        "_legal",
-        "_next",
-        "_order",
-        "_pending_tie",
-        "_phase",
-        "_play",
-        "_played",
-        "_side",
-        "_tie",
-        "_tmask",
-        "_to_move",
-        "_trick",
-        "_trick_log",
-        "_tricks",
-        "deals",
-        "num_players",
-        "num_sides",
-        "over_rule",
-        "rng",
-        "rules",
-        "scores",
-        "winner",
-    )
+    __slots__ = _GAME_FIELDS
 
     def __init__(
         self,
@@ -276,6 +287,8 @@ class Game:
         self._phase = _DEAL
         self._blooper = rules.blooper_forces
         self._pending_tie: tuple[DealKind, tuple[int, ...]] | None = None
+        self._renig_from = rules.renig_min_hand
+        self._bid_lists = _bid_lists(rules.max_bid == "hand")
         self._reset_deal_state()
         if self.rng is not None:
             self._deal_from_rng(self.rng.randrange(self.num_players))
@@ -285,9 +298,9 @@ class Game:
         self._hands = [0] * self.num_players
         self._tmask = 0
         self._to_move = 0
-        self._next = [(s + 1) % self.num_players for s in range(self.num_players)]
+        self._next, self._order = _rotations(tuple(range(self.num_players)), self.num_players)
         self._active = self.num_players
-        self._bid_actions: list[int] = []
+        self._bid_actions: tuple[int, ...] = ()
         self._free_lead = [False] * self.num_players
         self._trick: list[int] = []
         self._lead_mask = 0
@@ -298,7 +311,6 @@ class Game:
         self._tricks = [0] * self.num_sides
         self._legal: int | None = None
         self._trick_log: list[tuple[int, list[int]]] = []
-        self._order: list[tuple[int, ...]] = [()] * self.num_players
         self._tie = False
         self._last_trick = 0
 
@@ -454,7 +466,7 @@ class Game:
         hands = [0] * self.num_players
         at = 0
         for seat in seats:
-            hands[seat] = _mask(deck[at : at + size])
+            hands[seat] = sum(map(_BIT.__getitem__, deck[at : at + size]))  # distinct bits
             at += size
         self._begin_deal(dealer, kind, size, seats, tuple(hands), tuple(deck[at:]))
 
@@ -478,21 +490,18 @@ class Game:
         self._tricks = deal.tricks
         self._play = deal.play
         self._active = len(seats)
-        for i, seat in enumerate(seats):
-            self._next[seat] = seats[(i + 1) % len(seats)]
-            self._order[seat] = seats[i:] + seats[:i]
-        self._tie = kind != DealKind.NORMAL
+        self._next, self._order = _rotations(seats, self.num_players)
+        self._tie = kind != _NORMAL
         self._last_trick = 0 if self._tie else size
-        if kind == DealKind.NORMAL:
-            if self._renig():
+        if not self._tie:
+            if self._renig_from is not None and size >= self._renig_from and self._renig():
                 deal.thrown_in = "renig"
                 self._phase = _DEAL
                 self._maybe_deal_on()
                 return
             self._phase = _BID
             self._to_move = (dealer + 1) % self.num_players
-            limit = size - 1 if self.rules.max_bid == "hand_minus_one" else size
-            self._bid_actions = [PASS, *range(PASS + 1, PASS + limit + 1), BOARD]
+            self._bid_actions = self._bid_lists[size]
             return
         # E2 / E3: no bidding; left of the dealer leads, or the first tied seat after him.
         self._phase = _PLAY
@@ -542,9 +551,16 @@ class Game:
             legal = self._legal
             if legal is None:
                 legal = self._legal = self._legal_cards()
-            return mask_cards(legal)
+            s, h, d, c, j = _CHUNKS  # mask_cards, inlined: this runs once per card played
+            return [
+                *s[legal & 0x1FFF],
+                *h[legal >> 13 & 0x1FFF],
+                *d[legal >> 26 & 0x1FFF],
+                *c[legal >> 39 & 0x1FFF],
+                *j[legal >> 52],
+            ]
         if self._phase == _BID:
-            return self._bid_actions[:]
+            return list(self._bid_actions)
         return []
 
     def legal_mask(self) -> int:
@@ -577,12 +593,28 @@ class Game:
 
         :raises IllegalAction: with the rule broken; the game is then unchanged.
         """
+        # The hot path of every simulation: a legal card, played inline.
         if self._phase == 2 and type(action) is int and 0 <= action < 54:  # _PLAY, a card
             legal = self._legal
             if legal is None:
                 legal = self._legal_cards()
             if legal >> action & 1:
-                self._play_card(action)
+                seat = self._to_move
+                self._hands[seat] ^= 1 << action
+                self._play.append(action)
+                trick = self._trick
+                trick.append(action)
+                self._legal = None
+                count = len(trick)
+                if count == 1:
+                    self._lead_seat = seat
+                    tm = self._tmask
+                    self._lead_mask = tm if tm >> action & 1 else SUIT_MASKS[action // 13]
+                    self._to_move = self._next[seat]
+                elif count < self._active:
+                    self._to_move = self._next[seat]
+                else:
+                    self._end_trick(trick)
                 return
         if self._phase == _BID and action in self._bid_actions and type(action) is int:
             self._bid(action)
@@ -652,8 +684,8 @@ class Game:
         elif type(card) is not int or not 0 <= card < NUM_CARDS:
             raise IllegalAction("C2", _NOT_A_CARD, text=repr(card))
         self._check_turn(seat, "P2")
-        self._refuse_card(card)
-        self._play_card(card)
+        self._legal = self._refuse_card(card)
+        self.apply(card)
 
     def _refuse_if_over(self) -> None:
         if self._phase == _OVER:
@@ -668,15 +700,18 @@ class Game:
                 seat=seat,
             )
 
-    def _refuse_card(self, card: int) -> None:
-        """Raise the rule ``card`` breaks, if any: P2 (not held), P3, P4, then P2 (revoke)."""
+    def _refuse_card(self, card: int) -> int:
+        """Raise the rule ``card`` breaks, if any: P2 (not held), P3, P4, then P2 (revoke).
+
+        Returns the legal cards' mask when ``card`` is among them.
+        """
         hand = self._hands[self._to_move]
         name = card_name(card)
         if not hand >> card & 1:
             raise IllegalAction("P2", N_("{card} is not in your hand"), card=name)
         legal = self._legal_cards()
         if legal >> card & 1:
-            return
+            return legal
         if not self._trick:
             raise IllegalAction(
                 "P3",
@@ -748,25 +783,8 @@ class Game:
         self._to_move = self._lead_seat = leader
         self._phase = _PLAY
 
-    def _play_card(self, card: int) -> None:
-        """Play a card already known to be legal: the hot path of every simulation."""
-        seat = self._to_move
-        self._hands[seat] ^= 1 << card
-        self._play.append(card)
-        trick = self._trick
-        trick.append(card)
-        self._legal = None
-        count = len(trick)
-        if count == 1:
-            self._lead_seat = seat
-            tm = self._tmask
-            self._lead_mask = tm if tm >> card & 1 else SUIT_MASKS[card // 13]
-            self._to_move = self._next[seat]
-            return
-        if count < self._active:
-            self._to_move = self._next[seat]
-            return
-        # P5: the highest trump wins, else the highest card of the suit led.
+    def _end_trick(self, trick: list[int]) -> None:
+        """P5: the highest trump wins, else the highest card of the suit led; P6 at the end."""
         cards = 0
         for played in trick:
             cards |= 1 << played
@@ -875,12 +893,16 @@ class Game:
 
         return seat_view(self, None)
 
-    def copy(self) -> Game:
-        """An independent copy (for search): past deals are shared, being final."""
-        new = Game.__new__(Game)
-        for name in Game.__slots__:
+    def copy(self, *, with_rng: bool = False) -> Game:
+        """An independent copy, for search: past deals are shared, being final.
+
+        The copy deals nothing by itself unless ``with_rng`` (which copies the generator's
+        state, a cost search rarely wants): what a later deal holds is not known to search.
+        """
+        new = Game(self.rules)  # cheap without a generator: then every field is replaced
+        for name in _GAME_FIELDS:
             setattr(new, name, getattr(self, name))
-        new.rng = None if self.rng is None else _copy_rng(self.rng)
+        new.rng = _copy_rng(self.rng) if with_rng and self.rng is not None else None
         new.scores = self.scores[:]
         new.deals = self.deals[:]
         if self._deal is not None:
@@ -890,11 +912,10 @@ class Game:
             new._tricks = deal.tricks
             new._play = deal.play
         new._hands = self._hands[:]
-        new._next = self._next[:]
         new._free_lead = self._free_lead[:]
         new._trick = self._trick[:]
         new._trick_log = self._trick_log[:]
-        new._order = self._order[:]
+
         return new
 
 
@@ -904,6 +925,30 @@ _NOT_A_BID = N_("{text} is not a bid: write pass, a number of tricks, or board")
 
 
 _DECK_ORDERS = math.factorial(NUM_CARDS)
+
+
+@functools.cache
+def _bid_lists(up_to_hand: bool) -> tuple[tuple[int, ...], ...]:
+    """The legal bids for each hand size (B1): pass, 1 to n − 1 (or n), board."""
+    extra = 1 if up_to_hand else 0
+    return tuple((PASS, *range(PASS + 1, PASS + size + extra), BOARD) for size in range(14))
+
+
+_BIT = tuple(1 << card for card in range(NUM_CARDS))
+_NORMAL = DealKind.NORMAL
+
+
+@functools.cache
+def _rotations(
+    seats: tuple[int, ...], num_players: int
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """For the seats dealt in: each seat's next seat, and the playing order from each seat."""
+    following = [(s + 1) % num_players for s in range(num_players)]
+    order: list[tuple[int, ...]] = [()] * num_players
+    for i, seat in enumerate(seats):
+        following[seat] = seats[(i + 1) % len(seats)]
+        order[seat] = seats[i:] + seats[:i]
+    return tuple(following), tuple(order)
 
 
 def _shuffled_deck(rng: random.Random) -> list[int]:

@@ -17,11 +17,12 @@ web client and the research environment all receive these views.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from backalley.cards import SUIT_MASKS, mask_cards, suit_of, trump_mask
-from backalley.engine import DealKind, Phase
+from backalley.engine import Deal, DealKind, Phase
 from backalley.rules import Ruleset
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
 def seat_view(game: Game, seat: int | None) -> SeatView:
     """Build the view of ``seat`` (``None``: the public view). Reads only what it may show."""
     deal = game.current_deal
-    history = tuple(_summary(d) for d in game.deals[:-1])
+    history = tuple(map(_summary, game.deals[:-1]))
     if deal is None:
         return SeatView(
             game.rules, seat, game.phase, tuple(game.scores), history, game.winner,
@@ -153,10 +154,9 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
     )
 
 
-def _summary(deal: object) -> DealSummary:
-    from backalley.engine import Deal
-
-    assert isinstance(deal, Deal)
+@functools.lru_cache(maxsize=4096)
+def _summary(deal: Deal) -> DealSummary:
+    """A deal before the current one: final, so its summary is made once (Deal hashes by id)."""
     return DealSummary(
         deal.dealer,
         deal.hand_size,

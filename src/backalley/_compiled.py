@@ -1,0 +1,64 @@
+"""Load the engine compiled (mypyc) when it is built and current, else as plain Python.
+
+``pip install`` compiles ``cards``, ``rules`` and ``engine`` (see setup.py). The compiled
+modules are used unless ``BACKALLEY_PURE=1`` is set, or a source file is newer than its
+compiled module — an edit since the last build, which must not be silently ignored; then the
+sources are loaded (with a warning) until ``pip install -e .`` builds them again.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+_MODULES = ("cards", "rules", "engine")  # in import order: each needs only earlier ones
+
+
+def _compiled_path(name: str) -> Path | None:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = _HERE / (name + suffix)
+        if path.exists():
+            return path
+    return None
+
+
+def _load_sources() -> None:
+    for name in _MODULES:
+        full = f"{__package__}.{name}"
+        spec = importlib.util.spec_from_file_location(full, _HERE / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+
+
+def _choose() -> bool:
+    built = {name: _compiled_path(name) for name in _MODULES}
+    if not all(built.values()):
+        return False
+    if os.environ.get("BACKALLEY_PURE"):
+        _load_sources()
+        return False
+    stale = [
+        name
+        for name, path in built.items()
+        if path is not None and (_HERE / f"{name}.py").stat().st_mtime > path.stat().st_mtime
+    ]
+    if stale:
+        warnings.warn(
+            f"backalley: {', '.join(stale)}.py changed since it was compiled; running the "
+            "sources (slower) until `pip install -e .` builds them again",
+            stacklevel=3,
+        )
+        _load_sources()
+        return False
+    return True
+
+
+#: Whether the engine runs compiled (mypyc) in this process.
+COMPILED = _choose()
