@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from backalley import __version__
-from backalley.i18n import _, use_language
+from backalley.i18n import _, explain_rules, use_language
 from backalley.record import dumps, verify
 from backalley.rules import N_, OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
 from backalley.simulation import Stats, simulate
@@ -153,11 +153,11 @@ def ruleset_from_args(preset: str, options: list[str]) -> Ruleset:
         try:
             overrides[key.strip()] = parse_option_value(key.strip(), value.strip())
         except RulesError as error:
-            raise UsageError(str(error)) from None
+            raise UsageError(explain_rules(error)) from None
     try:
         return Ruleset.preset(preset, **overrides)
     except RulesError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(explain_rules(error)) from None
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -242,7 +242,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     try:
         presets = [Ruleset.preset(name) for name in names]
     except RulesError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(explain_rules(error)) from None
     table = Table(title=_("Back Alley rule sets"), show_lines=False)
     table.add_column(_("option"), no_wrap=True)
     for rules in presets:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from backalley.engine import IllegalAction
+    from backalley.rules import RulesError
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "backalley"
@@ -63,3 +64,8 @@ def explain(error: IllegalAction) -> str:
     """An engine refusal in the reader's language, with its rule id."""
     params = {k: _(v) if isinstance(v, str) else v for k, v in error.params.items()}
     return f"{error.rule}: " + _(error.template).format(**params)
+
+
+def explain_rules(error: RulesError) -> str:
+    """A rule-set error (unknown preset or option) in the reader's language."""
+    return _(error.template).format(**error.params)

@@ -27,7 +27,15 @@ def N_(message: str) -> str:
 
 
 class RulesError(ValueError):
-    """An unknown preset, an unknown option, or an option value of the wrong kind."""
+    """An unknown preset, an unknown option, or an option value of the wrong kind.
+
+    ``template`` and ``params`` let a client show the message in the reader's language.
+    """
+
+    def __init__(self, template: str, **params: Any) -> None:
+        self.template = template
+        self.params = params
+        super().__init__(template.format(**params))
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("tie_breaker", (True, False), "E2, E3", N_("a tie is settled by a tie-breaker deal")),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
+_UNKNOWN_OPTION = N_("unknown option {key}: options are {names}")
 
 # D2: the preset hand sizes.
 _STANDARD_SIZES = (*range(13, 0, -1), *range(2, 14))
@@ -107,7 +116,11 @@ class Ruleset:
         :raises RulesError: for an unknown preset, option or value.
         """
         if name not in PRESETS:
-            raise RulesError(f"unknown rule set {name!r}: choose one of {', '.join(PRESETS)}")
+            raise RulesError(
+                N_("unknown rule set {name}: choose one of {choices}"),
+                name=repr(name),
+                choices=", ".join(PRESETS),
+            )
         classic = name != "standard"
         base = cls(
             name=name,  # type: ignore[arg-type]
@@ -139,7 +152,7 @@ class Ruleset:
     def _checked(key: str, value: Any) -> Any:
         option = next((o for o in OPTIONS if o.name == key), None)
         if option is None:
-            raise RulesError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
+            raise RulesError(_UNKNOWN_OPTION, key=repr(key), names=", ".join(OPTION_NAMES))
         if key == "hand_sizes":
             if value is None:
                 return None
@@ -149,18 +162,26 @@ class Ruleset:
                 or not all(_is_int(v) and 1 <= v <= 13 for v in value)
             ):
                 raise RulesError(
-                    "option hand_sizes must be a non-empty list of hand sizes 1..13 "
-                    f"or null, not {value!r}"
+                    N_("option hand_sizes must be a list of hand sizes 1..13 or null, not {value}"),
+                    value=repr(value),
                 )
             return tuple(value)
         if key == "renig_min_hand":
             if value is not None and not _is_int(value):
-                raise RulesError(f"option renig_min_hand must be an integer or null, not {value!r}")
+                raise RulesError(
+                    N_("option renig_min_hand must be an integer or null, not {value}"),
+                    value=repr(value),
+                )
             return value
         assert option.choices is not None
         if not any(type(value) is type(c) and value == c for c in option.choices):
             shown = ", ".join(_show(c) for c in option.choices)
-            raise RulesError(f"option {key} must be one of {shown}, not {_show(value)}")
+            raise RulesError(
+                N_("option {key} must be one of {shown}, not {value}"),
+                key=key,
+                shown=shown,
+                value=_show(value),
+            )
         return value
 
     def options(self) -> dict[str, Any]:
@@ -191,11 +212,13 @@ def parse_option_value(key: str, text: str) -> Any:
     :raises RulesError: when the option is unknown or the text is not one of its values.
     """
     if key not in OPTION_NAMES:
-        raise RulesError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
+        raise RulesError(_UNKNOWN_OPTION, key=repr(key), names=", ".join(OPTION_NAMES))
     try:
         value = json.loads(text)
     except ValueError:
         value = text
+    if key == "hand_sizes" and isinstance(value, int) and not isinstance(value, bool):
+        value = [value]  # a one-deal game: hand_sizes=7
     if key == "hand_sizes" and isinstance(value, str):
         with contextlib.suppress(ValueError):
             value = [int(part) for part in value.split(",")]

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Set up and run every check: lint, types, and the whole test suite — once with the engine
+# compiled (mypyc, as installed) and once as plain Python (BACKALLEY_PURE=1), since both ship.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy
+echo "== tests, engine compiled"
+.venv/bin/python -c "import backalley, sys; print('compiled:', backalley.COMPILED)"
+.venv/bin/pytest -n 2 -q tests src
+echo "== tests, engine as plain Python"
+BACKALLEY_PURE=1 .venv/bin/pytest -n 2 -q tests src

@@ -1,0 +1,63 @@
+"""Message catalogs: complete, placeholders intact, compiled catalogs current."""
+
+from __future__ import annotations
+
+import gettext
+import re
+
+import pytest
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+
+from backalley.engine import IllegalAction
+from backalley.i18n import LANGUAGES, LOCALE_DIR, explain, use_language
+from support import deal, game_of, play
+
+TRANSLATED = [lang for lang in LANGUAGES if lang != "en"]
+PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def catalog(lang: str):
+    with open(LOCALE_DIR / lang / "LC_MESSAGES" / "backalley.po", "rb") as f:
+        return read_po(f)
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_message_is_translated_with_its_placeholders(lang):
+    with open(LOCALE_DIR / "backalley.pot", "rb") as f:
+        template = {m.id for m in read_po(f) if m.id}
+    po = catalog(lang)
+    assert {m.id for m in po if m.id} >= template
+    for message in po:
+        if not message.id:
+            continue
+        assert message.string and "fuzzy" not in message.flags, message.id
+        assert set(PLACEHOLDER.findall(message.string)) == set(PLACEHOLDER.findall(message.id))
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_compiled_catalog_matches_its_source(lang):
+    with open(LOCALE_DIR / lang / "LC_MESSAGES" / "backalley.mo", "rb") as f:
+        compiled = {m.id: m.string for m in read_mo(f) if m.id}
+    source = {m.id: m.string for m in catalog(lang) if m.id}
+    assert compiled == source, "run scripts/i18n.sh compile"
+
+
+def test_engine_refusals_are_shown_in_the_players_language():
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["AS KS", "QS JS", "TS 9S", "8S 7S"], top="2H")
+    play(game, "1 pass pass pass")
+    with pytest.raises(IllegalAction) as caught:
+        game.play("AS")
+    try:
+        assert use_language("es") == "es"
+        spanish = explain(caught.value)
+        assert spanish.startswith("P2: ") and "AS" in spanish and "mano" in spanish
+    finally:
+        use_language("en")
+    assert explain(caught.value) == "P2: AS is not in your hand"
+
+
+def test_unknown_language_falls_back_to_english():
+    assert use_language("xx") == "en"
+    assert isinstance(gettext.NullTranslations(), gettext.NullTranslations)
