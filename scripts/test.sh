@@ -12,6 +12,6 @@ PYTHON=${PYTHON:-python3}
 .venv/bin/mypy
 echo "== tests, engine compiled"
 .venv/bin/python -c "import backalley, sys; print('compiled:', backalley.COMPILED)"
-.venv/bin/pytest -n 2 -q tests src
+.venv/bin/pytest -n 2 -q
 echo "== tests, engine as plain Python"
-BACKALLEY_PURE=1 .venv/bin/pytest -n 2 -q tests src
+BACKALLEY_PURE=1 .venv/bin/pytest -n 2 -q
