@@ -28,6 +28,7 @@ from rich.table import Table
 import backalley
 from backalley.engine import Game
 from backalley.rules import Ruleset
+from backalley.simulation import play_random_game
 
 PRESETS = ("standard", "classic", "classic3")
 
@@ -47,15 +48,7 @@ def backalley_game(preset: str, rng: random.Random) -> Callable[[], int]:
     rules = Ruleset.preset(preset)
 
     def run_one() -> int:
-        game = Game(rules, rng=rng)
-        choice = rng.choice
-        legal = game.legal_actions
-        apply = game.apply
-        actions = 0
-        while not game.is_over:
-            apply(choice(legal()))
-            actions += 1
-        return actions
+        return play_random_game(Game(rules, rng=rng), rng)
 
     return run_one
 
@@ -71,15 +64,7 @@ def backalley_play_only(rng: random.Random) -> Callable[[], int]:
     turn = iter(range(10**15))
 
     def run_one() -> int:
-        game = pool[next(turn) % len(pool)].copy()
-        choice = rng.choice
-        legal = game.legal_actions
-        apply = game.apply
-        actions = 0
-        while not game.is_over:
-            apply(choice(legal()))
-            actions += 1
-        return actions
+        return play_random_game(pool[next(turn) % len(pool)].copy(), rng)
 
     return run_one
 

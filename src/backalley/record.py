@@ -206,22 +206,13 @@ def _replay_into(game: Game, record: Record) -> None:
                     act(action)
                 except IllegalAction as error:
                     raise ReplayError(i, phase, k, error.rule, error.message) from None
-        if i < last and game.phase == Phase.BID:
-            raise ReplayError(
-                i,
-                "bid",
-                len(deal.bids),
-                "B1",
-                "this deal is missing bids, yet another deal follows",
-            )
-        if i < last and game.phase == Phase.PLAY:
-            raise ReplayError(
-                i,
-                "play",
-                len(deal.play),
-                "P6",
-                "this deal is missing cards, yet another deal follows",
-            )
+        if i < last and game.phase in (Phase.BID, Phase.PLAY):  # incomplete, yet not the last
+            if game.phase == Phase.BID:
+                where, rule, what = ("bid", len(deal.bids)), "B1", "bids"
+            else:
+                where, rule, what = ("play", len(deal.play)), "P6", "cards"
+            message = f"this deal is missing {what}, yet another deal follows"
+            raise ReplayError(i, *where, rule, message)
 
 
 def resume(record: Record, seed: int | None = None) -> Game:
