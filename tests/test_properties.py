@@ -156,3 +156,14 @@ def test_a_view_shows_its_own_hand_and_nothing_of_the_others(rules, seed):
                     others |= game.hand(other)
             assert others & ~view.unseen == 0, "another seat's card is visible"
         assert game.public_view().hand == 0
+
+
+def test_a_seat_outside_the_table_has_no_view():
+    game = Game(Ruleset.preset("standard"), seed=2)
+    for seat in (-1, 4, "0", True):
+        try:
+            game.view(seat)  # type: ignore[arg-type]
+        except ValueError as error:
+            assert "no seat" in str(error)
+        else:
+            raise AssertionError(f"view({seat!r}) was given")

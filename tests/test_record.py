@@ -97,3 +97,19 @@ def test_a_replayed_record_stops_at_the_first_illegal_action_with_its_place():
     assert verdict.exit_code == 1
     error = verdict.output["error"]
     assert (error["deal"], error["phase"], error["index"], error["rule"]) == (0, "play", 1, "P2")
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"name": "classic"}, {"cls": 1}, {"tie_breker": None}, {"joker_turnup": "\ud800"}],
+)
+def test_odd_options_are_refused_as_unreadable_not_crashes(options):
+    verdict = verify(
+        {"format": "backalley/1", "rules": "standard", "options": options, "deals": []}
+    )
+    assert verdict.exit_code == 2 and verdict.output["error"]["rule"] is None
+    json.dumps(verdict.output)  # printable, even for a lone surrogate
+
+
+def test_deeply_nested_json_is_not_a_record():
+    assert verify("[" * 100_000).exit_code == 2

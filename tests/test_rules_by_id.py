@@ -642,3 +642,32 @@ def test_hidden_hands_never_reach_another_seats_view():
 
 def test_suits_and_joker_indices_are_as_documented():
     assert (SPADES, HEARTS) == (0, 1) and LITTLE_BLOOPER == 52 and BIG_BLOOPER == 53
+
+
+@pytest.mark.parametrize("junk", [None, 1.5, True, -1, 54, "Aſ", "pass", ["AS"]])
+def test_C2_anything_that_is_no_card_is_refused_as_C2(junk):
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["AS KS", "QS JS", "TS 9S", "8S 7S"], top="2H")
+    play(game, "1 pass pass pass")
+    before = snapshot(game)
+    refused("C2", game.play, junk)
+    if junk not in ("pass", 54):  # both spell the action PASS: a bid, refused as B1
+        refused("C2", game.apply, junk)
+    assert snapshot(game) == before
+
+
+@pytest.mark.parametrize("junk", [None, 1.5, True, "3.0", "-1", "14", "AS"])
+def test_B1_anything_that_is_no_bid_is_refused_as_B1(junk):
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["AS KS", "QS JS", "TS 9S", "8S 7S"], top="2H")
+    before = snapshot(game)
+    refused("B1", game.bid, junk)
+    assert snapshot(game) == before
+
+
+def test_actions_may_be_given_by_their_record_spelling():
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["AS KS", "QS JS", "TS 9S", "8S 7S"], top="2H")
+    for action in ("1", "PASS", "0", "pass", "js"):
+        game.apply(action)
+    assert game.current_deal.play == cards("JS")

@@ -60,7 +60,7 @@ def parse_card(text: str) -> int:
     """
     if not isinstance(text, str):
         raise CardError(f"a card must be written as text, not {text!r}", repr(text))
-    key = text.upper()
+    key = text.upper() if text.isascii() else ""  # C2: ASCII letters only
     if key.startswith("10"):
         key = "T" + key[2:]
     try:

@@ -588,13 +588,19 @@ class Game:
             return hand
         return hand & self._lead_mask or hand
 
-    def apply(self, action: int) -> None:
-        """Take ``action`` for the player on turn.
+    def apply(self, action: object) -> None:
+        """Take ``action`` (an action, or its record spelling) for the player on turn.
 
         :raises IllegalAction: with the rule broken; the game is then unchanged.
         """
+        if type(action) is not int:
+            if isinstance(action, str) and _is_bid_text(action):
+                self.bid(action)
+            else:
+                self.play(action)  # C2 for anything that is no card
+            return
         # The hot path of every simulation: a legal card, played inline.
-        if self._phase == 2 and type(action) is int and 0 <= action < 54:  # _PLAY, a card
+        if self._phase == 2 and 0 <= action < 54:  # _PLAY, a card
             legal = self._legal
             if legal is None:
                 legal = self._legal_cards()
@@ -616,14 +622,14 @@ class Game:
                 else:
                     self._end_trick(trick)
                 return
-        if self._phase == _BID and action in self._bid_actions and type(action) is int:
+        if self._phase == _BID and action in self._bid_actions:
             self._bid(action)
-        elif type(action) is int and action >= PASS:
+        elif action >= PASS:
             self.bid(action)
         else:
             self.play(action)
 
-    def bid(self, bid: int | str, seat: int | None = None) -> None:
+    def bid(self, bid: object, seat: object = None) -> None:
         """Bid for the player on turn (or check that it is ``seat``'s turn): B1.
 
         ``bid`` is an action or its record spelling (``"pass"``, ``"3"``, ``"board"``).
@@ -645,7 +651,7 @@ class Game:
             except ValueError:
                 raise IllegalAction("B1", _NOT_A_BID, text=repr(bid)) from None
         elif type(bid) is int and PASS <= bid <= BOARD:
-            action = bid
+            action = int(bid)
         else:
             raise IllegalAction("B1", _NOT_A_BID, text=repr(bid))
         self._check_turn(seat, "B1")
@@ -661,7 +667,7 @@ class Game:
             )
         self._bid(action)
 
-    def play(self, card: int | str, seat: int | None = None) -> None:
+    def play(self, card: object, seat: object = None) -> None:
         """Play ``card`` (a card or its spelling) for the player on turn: P2–P6.
 
         :raises IllegalAction: with the rule broken (order of RULES §7).
@@ -678,20 +684,22 @@ class Game:
             raise IllegalAction("P6", N_("all the tricks of this deal have been played"))
         if isinstance(card, str):
             try:
-                card = parse_card(card)
+                number = parse_card(card)
             except CardError:
                 raise IllegalAction("C2", _NOT_A_CARD, text=repr(card)) from None
-        elif type(card) is not int or not 0 <= card < NUM_CARDS:
+        elif type(card) is int and 0 <= card < NUM_CARDS:
+            number = int(card)
+        else:
             raise IllegalAction("C2", _NOT_A_CARD, text=repr(card))
         self._check_turn(seat, "P2")
-        self._legal = self._refuse_card(card)
-        self.apply(card)
+        self._legal = self._refuse_card(number)
+        self.apply(number)
 
     def _refuse_if_over(self) -> None:
         if self._phase == _OVER:
             raise IllegalAction(self.over_rule, N_("the game is over"))
 
-    def _check_turn(self, seat: int | None, rule: str) -> None:
+    def _check_turn(self, seat: object, rule: str) -> None:
         if seat is not None and seat != self._to_move:
             raise IllegalAction(
                 rule,
@@ -881,7 +889,7 @@ class Game:
 
     # ------------------------------------------------------------------ views and copies
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: object) -> SeatView:
         """Everything ``seat`` may know now — and nothing else."""
         from backalley.view import seat_view
 
@@ -963,6 +971,14 @@ def _shuffled_deck(rng: random.Random) -> list[int]:
         number, j = divmod(number, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def _is_bid_text(text: str) -> bool:
+    try:
+        parse_bid(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _copy_rng(rng: random.Random) -> random.Random:

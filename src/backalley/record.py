@@ -25,7 +25,7 @@ from typing import Any
 
 from backalley.cards import SUITS, format_cards
 from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
-from backalley.rules import RulesError, Ruleset
+from backalley.rules import OPTION_NAMES, RulesError, Ruleset
 
 FORMAT = "backalley/1"
 _NULLABLE = ("hand_sizes", "renig_min_hand")
@@ -99,7 +99,7 @@ def read_record(document: str | bytes | dict[str, Any]) -> Record:
     if isinstance(document, (str, bytes)):
         try:
             document = json.loads(document)
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise RecordError(f"not JSON: {error}") from None
     if not isinstance(document, dict):
         raise RecordError("a record must be a JSON object")
@@ -113,6 +113,9 @@ def read_record(document: str | bytes | dict[str, Any]) -> Record:
         options = {}
     if not isinstance(options, dict):
         raise RecordError('"options" must be an object')
+    for key in options:
+        if key not in OPTION_NAMES:
+            raise RecordError(f"unknown option {key!r}: options are {', '.join(OPTION_NAMES)}")
     # An option given as null is left out, except where null is one of its values.
     options = {k: v for k, v in options.items() if v is not None or k in _NULLABLE}
     try:

@@ -110,7 +110,7 @@ class Ruleset:
         return seat if self.name == "classic3" else seat % 2
 
     @classmethod
-    def preset(cls, name: str, **options: Any) -> Ruleset:
+    def preset(cls, name: str, /, **options: Any) -> Ruleset:
         """The preset ``name`` with ``options`` overriding its defaults.
 
         :raises RulesError: for an unknown preset, option or value.
@@ -203,7 +203,7 @@ def _is_int(value: Any) -> bool:
 def _show(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return f'"{value}"' if isinstance(value, str) else repr(value)
+    return json.dumps(value) if isinstance(value, str) else repr(value)
 
 
 def parse_option_value(key: str, text: str) -> Any:

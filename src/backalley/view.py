@@ -99,8 +99,11 @@ class SeatView:
 TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
 
 
-def seat_view(game: Game, seat: int | None) -> SeatView:
+def seat_view(game: Game, seat: object) -> SeatView:
     """Build the view of ``seat`` (``None``: the public view). Reads only what it may show."""
+    if seat is not None and (type(seat) is not int or not 0 <= seat < game.num_players):
+        raise ValueError(f"there is no seat {seat!r} at this table")
+    assert seat is None or isinstance(seat, int)
     deal = game.current_deal
     history = tuple(map(_summary, game.deals[:-1]))
     if deal is None:
