@@ -1,0 +1,80 @@
+"""Players that choose actions from what their seat sees — and nothing else.
+
+A bot gets a :class:`~backalley.view.SeatView` and a seeded ``random.Random`` and returns one
+of ``view.legal_actions``. It never receives the game, so it cannot look at another hand or
+the stock: bots cannot cheat (``tests/test_bots.py`` proves that no hidden state is reachable
+from a view).
+
+>>> from backalley.engine import Game
+>>> from backalley.rules import Ruleset
+>>> game = Game(Ruleset.preset("standard", hand_sizes=[3, 2]), seed=5)
+>>> bots = [make_bot("heuristic"), make_bot("random")] * 2
+>>> play_game(game, bots, seed=5).is_over
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from backalley.engine import Game
+from backalley.view import SeatView
+
+
+class Bot(Protocol):
+    """A player: a name and a way to choose an action from a seat's view."""
+
+    name: str
+
+    def act(self, view: SeatView, rng: random.Random) -> int:
+        """One of ``view.legal_actions``."""
+        ...
+
+
+def play_game(game: Game, bots: Sequence[Bot], seed: int = 0) -> Game:
+    """Play ``game`` to its end, each seat's bot seeing only that seat's view.
+
+    Each seat has its own generator, so one bot's choices never change another's chances.
+    """
+    rngs = [random.Random(seed * 7919 + seat) for seat in range(game.num_players)]
+    while not game.is_over:
+        seat = game.to_move
+        if seat is None:
+            raise RuntimeError("the game waits for a deal: give it a generator or deal it")
+        game.apply(bots[seat].act(game.view(seat), rngs[seat]))
+    return game
+
+
+def make_bot(name: str) -> Bot:
+    """The bot (or level) called ``name``: see :data:`BOTS` and :data:`LEVELS`.
+
+    :raises ValueError: for an unknown name.
+    """
+    key = LEVELS.get(name, name)
+    try:
+        return BOTS[key]()
+    except KeyError:
+        known = ", ".join([*BOTS, *LEVELS])
+        raise ValueError(f"unknown bot {name!r}: choose one of {known}") from None
+
+
+def _random() -> Bot:
+    from backalley.bots.simple import RandomBot
+
+    return RandomBot()
+
+
+def _heuristic() -> Bot:
+    from backalley.bots.heuristic import HeuristicBot
+
+    return HeuristicBot()
+
+
+#: Bots by name.
+BOTS: dict[str, Callable[[], Bot]] = {"random": _random, "heuristic": _heuristic}
+#: Levels people choose from, and the bot behind each (``pimc`` will take hard and expert).
+LEVELS: dict[str, str] = {"easy": "random", "medium": "heuristic"}
+
+__all__ = ["BOTS", "LEVELS", "Bot", "make_bot", "play_game"]

@@ -1,0 +1,105 @@
+"""Bots: they see only their seat's view, always act legally, and play by the maxims."""
+
+from __future__ import annotations
+
+import gc
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backalley.bots import BOTS, LEVELS, make_bot, play_game
+from backalley.bots.heuristic import HeuristicBot
+from backalley.engine import BOARD, PASS, Deal, Game, bid_action
+from backalley.rules import Ruleset
+from support import cards, deal, game_of, play
+from test_properties import rulesets
+
+
+def reachable(root: object) -> list[object]:
+    """Every object reachable from ``root`` through references (what a bot could get at)."""
+    seen: dict[int, object] = {}
+    stack = [root]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen or isinstance(item, type):
+            continue
+        seen[id(item)] = item
+        stack.extend(gc.get_referents(item))
+    return list(seen.values())
+
+
+def test_no_game_or_deal_is_reachable_from_a_view():
+    game = Game(Ruleset.preset("standard", hand_sizes=[5, 4]), seed=3)
+    for _ in range(9):
+        game.apply(game.legal_actions()[-1])
+    for seat in range(4):
+        found = reachable(game.view(seat))
+        assert not [o for o in found if isinstance(o, (Game, Deal, random.Random))]
+        other_hands = {game.hand(s) for s in range(4) if s != seat and game.hand(s)}
+        assert not other_hands & {o for o in found if type(o) is int}
+
+
+@settings(max_examples=40, deadline=None)
+@given(rulesets(), st.integers(0, 2**32), st.sampled_from(sorted(BOTS)))
+def test_bots_always_act_legally(rules, seed, name):
+    bot = make_bot(name)
+    game = play_game(Game(rules, seed=seed), [bot] * rules.num_players, seed=seed)
+    assert game.is_over
+
+
+def test_levels_name_bots_and_unknown_names_are_refused():
+    assert {make_bot(level).name for level in LEVELS} <= set(BOTS)
+    with pytest.raises(ValueError, match="unknown bot 'oracle'"):
+        make_bot("oracle")
+
+
+def heuristic_choice(game: Game) -> int:
+    seat = game.to_move
+    assert seat is not None
+    return HeuristicBot().act(game.view(seat), random.Random(0))
+
+
+def test_heuristic_bids_board_with_only_sure_winners_and_passes_with_nothing():
+    game = game_of(hand_sizes=[2])
+    deal(game, 3, ["BJ LJ", "2S 3S", "2D 3D", "2C 3C"], top="7H")
+    assert heuristic_choice(game) == BOARD  # seat 0: both Bloopers, trumps are hearts
+    play(game, "board")
+    assert heuristic_choice(game) == PASS  # seat 1: nothing
+
+
+def test_heuristic_counts_aces_and_trumps():
+    game = game_of(hand_sizes=[5])
+    deal(game, 3, ["AS AD AH KH 2C", "2S 3S 4S 5S 6S", "2D 3D 4D 5D 6D", "3C 4C 5C 6C 7C"], "7H")
+    assert heuristic_choice(game) in (bid_action(3), bid_action(4))
+
+
+def test_heuristic_plays_second_hand_low_and_third_hand_high():
+    game = game_of(hand_sizes=[3])
+    # Seat 1 leads 2D; seat 2 (second hand) holds KD 3D: plays low.
+    deal(game, 0, ["AD 5C 6C", "2D 7C 8C", "KD 3D 9C", "QD 4D TC"], top="7H")
+    play(game, "1 pass pass pass 2D")
+    assert heuristic_choice(game) == cards("3D")[0]
+    play(game, "3D")
+    assert heuristic_choice(game) == cards("QD")[0]  # seat 3, third hand: high
+
+
+def test_heuristic_does_not_overtake_a_winning_partner_and_wins_cheaply_last():
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["KS 4S", "2S 3C", "AS 4C", "QS 3S"], top="7H")
+    play(game, "1 pass pass pass 2S AS")  # seat 1 leads 2S, seat 2 plays AS
+    assert heuristic_choice(game) == cards("3S")[0]  # seat 3 cannot win: its cheapest card
+    play(game, "3S")
+    assert heuristic_choice(game) == cards("4S")[0]  # seat 0: partner's ace wins; keep KS
+
+
+def test_heuristic_ruffs_when_void_and_draws_trumps_for_board():
+    game = game_of(hand_sizes=[2])
+    deal(game, 0, ["2H 9C", "AS 3C", "KS 4C", "QS 5C"], top="7H")
+    play(game, "1 pass pass pass AS KS QS")
+    assert heuristic_choice(game) == cards("2H")[0]  # seat 0 is void in spades: ruff
+    board = game_of(hand_sizes=[3])
+    deal(board, 3, ["BJ AH 2S", "3S 4S 5S", "6S 7S 8S", "9S TS JS"], top="7H")
+    play(board, "board pass pass pass")
+    assert heuristic_choice(board) == cards("BJ")[0]  # board bidder draws trumps from the top
