@@ -1,4 +1,4 @@
-"""The ``backalley`` command: ``verify``, ``simulate`` and ``rules``.
+"""The ``backalley`` command: ``verify``, ``simulate``, ``arena`` and ``rules``.
 
 Every message a person reads goes through gettext (:mod:`backalley.i18n`). Bad input gets one
 line on standard error and a non-zero exit, never a traceback.
@@ -79,6 +79,33 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the players"))
     sim.add_argument("--out", type=Path, help=_("folder to write one record per game into"))
 
+    arena = commands.add_parser(
+        "arena",
+        help=_("match two bots in duplicate format and report their strength"),
+        description=_(
+            "Play every deal sequence twice with the partnerships swapped, so that the luck "
+            "of the cards cancels, and report each bot's points per game with a 95 % "
+            "confidence interval, win rate and contract and board success."
+        ),
+    )
+    arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
+    arena.add_argument("bot_b", metavar="BOT_B", help=_("the bot it plays against"))
+    arena.add_argument("--games", type=_positive, default=100, help=_("games (two per deal set)"))
+    arena.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the bots"))
+    arena.add_argument("--jobs", type=_positive, default=1, help=_("processes to play in"))
+    arena.add_argument("--rules", default="standard", help=_("preset: standard or classic"))
+    arena.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=_("override an option of the preset (repeatable)"),
+    )
+    arena.add_argument("--out", type=Path, help=_("folder for the game records"))
+    arena.add_argument(
+        "--plot", type=Path, metavar="FILE", help=_("write a PNG of A − B by deal set")
+    )
+
     show = commands.add_parser(
         "rules",
         help=_("show a preset's options as a table"),
@@ -103,7 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     use_language(_language_flag(args_list))
     try:
         args = build_parser().parse_args(args_list)
-        handler = {"verify": cmd_verify, "simulate": cmd_simulate, "rules": cmd_rules}
+        handler = {
+            "verify": cmd_verify,
+            "simulate": cmd_simulate,
+            "rules": cmd_rules,
+            "arena": cmd_arena,
+        }
         return handler[args.command](args)
     except UsageError as error:
         print(_("backalley: error: {error}").format(error=error), file=sys.stderr)
@@ -172,13 +204,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
             ) from None
     console = Console()
-    columns = (
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(_("Playing"), total=args.games)
 
         def on_game(index: int, game: Any) -> None:
@@ -191,6 +217,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if out is not None:
         console.print(_("Wrote {count} records to {folder}").format(count=stats.games, folder=out))
     return 0
+
+
+def _progress_columns() -> tuple[Any, ...]:
+    return (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
 
 
 def summary_table(stats: Stats, seed: int) -> Table:
@@ -229,8 +264,129 @@ def _side_name(rules: Ruleset, side: int) -> str:
     return _("side {side} (seats {a} & {b})").format(side=side, a=side, b=side + 2)
 
 
+def _percent(count: int, total: int) -> str:
+    return f"{100 * count / total:.1f} %" if total else "—"
+
+
 def _share(count: int, total: int) -> str:
     return f"{count:,} ({100 * count / max(total, 1):.1f} %)"
+
+
+# ---------------------------------------------------------------------------- arena
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
+    from backalley.arena import run_match
+    from backalley.bots import make_bot
+
+    rules = ruleset_from_args(args.rules, args.option)
+    try:
+        make_bot(args.bot_a), make_bot(args.bot_b)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if rules.num_players != 4:
+        raise UsageError(_("the duplicate arena needs partnerships: use standard or classic"))
+    out: Path = args.out or Path(f"arena-{args.bot_a}-{args.bot_b}-seed{args.seed}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(
+            _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
+        ) from None
+    pairs = max(1, args.games // 2)
+    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(_("Playing"), total=pairs)
+        try:
+            report = run_match(
+                args.bot_a,
+                args.bot_b,
+                rules,
+                args.games,
+                args.seed,
+                args.jobs,
+                on_pair=lambda _pair: bar.advance(task),
+            )
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    for result in report.results:
+        name = f"pair-{result.pair + 1:05d}-{'ab'[result.a_side]}.json"
+        (out / name).write_text(json.dumps(result.record, indent=1) + "\n", encoding="utf-8")
+    console = Console()
+    console.print(arena_table(report))
+    console.print(_("Wrote {count} records to {folder}").format(count=report.games, folder=out))
+    if args.plot is not None:
+        plot_match(report, args.plot)
+        console.print(_("Wrote the plot to {file}").format(file=args.plot))
+    return 0
+
+
+def arena_table(report: Any) -> Table:
+    """Per bot: points per game ± 95 %, wins, contracts and boards made; then A − B."""
+    a, b = report.bots
+    title = _("{a} vs {b}: {games} games in duplicate, rules {rules}, seed {seed}").format(
+        a=a.name, b=b.name, games=report.games, rules=report.rules.name, seed=report.seed
+    )
+    table = Table(title=title)
+    table.add_column(_("bot"), no_wrap=True)
+    for column in (
+        _("points per game"),
+        _("± 95 %"),
+        _("wins"),
+        _("contracts made"),
+        _("boards made"),
+    ):
+        table.add_column(column, justify="right")
+    for bot in report.bots:
+        table.add_row(
+            bot.name,
+            f"{bot.mean:,.1f}",
+            f"{bot.half_width:,.1f}",
+            _percent(bot.wins, len(bot.points)),
+            _percent(bot.contracts_made, bot.contracts_bid),
+            _percent(bot.boards_made, bot.boards_bid),
+        )
+    mean, half = report.difference
+    name = _("{a} − {b}").format(a=a.name, b=b.name)
+    table.add_row(name, f"{mean:+,.1f}", f"{half:,.1f}", "", "", "", style="bold")
+    return table
+
+
+def plot_match(report: Any, path: Path) -> None:
+    """A PNG: A − B for each deal set, and its running mean with the 95 % band."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UsageError(_("--plot needs matplotlib: pip install 'backalley[plot]'")) from None
+    from backalley.arena import interval
+
+    diffs = report.differences
+    xs = list(range(1, len(diffs) + 1))
+    means, lows, highs = [], [], []
+    for i in xs:
+        part = diffs[:i]
+        mean = sum(part) / i
+        half = interval(part) if i > 1 else 0.0
+        means.append(mean)
+        lows.append(mean - half)
+        highs.append(mean + half)
+    a, b = report.bots
+    figure, axes = plt.subplots(figsize=(8, 4.5), dpi=120)
+    axes.scatter(xs, diffs, s=8, alpha=0.35, label=_("one deal set (two games)"))
+    axes.plot(xs, means, linewidth=2, label=_("running mean"))
+    axes.fill_between(xs, lows, highs, alpha=0.2, label=_("95 % confidence interval"))
+    axes.axhline(0, color="black", linewidth=0.8)
+    axes.set_xlabel(_("deal sets played"))
+    axes.set_ylabel(_("{a} − {b}, points per game").format(a=a.name, b=b.name))
+    axes.set_title(_("{a} vs {b}, duplicate").format(a=a.name, b=b.name))
+    axes.legend(loc="best")
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
 
 
 # ---------------------------------------------------------------------------- rules

@@ -458,11 +458,26 @@ class Game:
             dealer = self.expected_dealer()
             self._deal_from_rng(rng.randrange(self.num_players) if dealer is None else dealer)
 
-    def _deal_from_rng(self, dealer: int) -> None:
-        """Shuffle and deal the due deal (D3)."""
-        assert self.rng is not None
+    def deal_from(self, rng: random.Random, first_dealer: int | None = None) -> None:
+        """Shuffle with ``rng`` and deal the due deal (D3), as a duplicate match does.
+
+        The dealer is the one D1 calls for; for the first deal ``first_dealer``, or one
+        drawn from ``rng``.
+
+        :raises IllegalAction: when no deal is due.
+        """
+        self.next_deal()
+        dealer = self.expected_dealer()
+        if dealer is None:
+            dealer = rng.randrange(self.num_players) if first_dealer is None else first_dealer
+        self._deal_from_rng(dealer, rng)
+
+    def _deal_from_rng(self, dealer: int, rng: random.Random | None = None) -> None:
+        """Shuffle and deal the due deal (D3) with ``rng``, or the game's own generator."""
+        rng = rng or self.rng
+        assert rng is not None
         kind, size, seats = self.next_deal()
-        deck = _shuffled_deck(self.rng)
+        deck = _shuffled_deck(rng)
         hands = [0] * self.num_players
         at = 0
         for seat in seats:

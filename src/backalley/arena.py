@@ -1,0 +1,234 @@
+"""Matches between bots in duplicate format, and what they show about strength.
+
+Every deal sequence is played twice with the partnerships swapped: bot A holds seats 0 & 2 in
+the first game and seats 1 & 3 in the second, over the same cards. The luck of the cards then
+cancels in the difference between the two bots, which is what the confidence interval is
+computed on. The cards of each deal come from a generator keyed by the match seed, the pair,
+and the deal's place in the game (counted deal, attempt), so both games of a pair see the same
+hands deal for deal — as long as their throw-ins (all-pass redeals) do not differ; when they
+do, the later deals are still equally random for both, only no longer identical.
+
+>>> from backalley.rules import Ruleset
+>>> report = run_match("heuristic", "random", Ruleset.preset("standard", hand_sizes=[3, 2]),
+...                    games=4, seed=1)
+>>> [s.name for s in report.bots], report.games
+(['heuristic', 'random'], 4)
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from backalley.bots import make_bot
+from backalley.engine import DealKind, Game, Phase
+from backalley.record import write_record
+from backalley.rules import Ruleset
+
+Z95 = statistics.NormalDist().inv_cdf(0.975)
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One game of a pair: which bot held side 0, the scores, and the contracts' fate."""
+
+    pair: int
+    a_side: int  #: the side bot A played
+    scores: tuple[int, int]
+    winner: int | None
+    contracts: tuple[tuple[int, int], tuple[int, int]]  #: per side (made, bid), numbers
+    boards: tuple[tuple[int, int], tuple[int, int]]  #: per side (made, bid)
+    record: dict[str, Any]
+
+
+def _duplicate_dealer(seed: int, pair: int) -> Callable[[Game], None]:
+    """Deal each deal from a generator keyed by (seed, pair, counted deal, attempt)."""
+    attempts: dict[tuple[int, int], int] = {}
+
+    def deal(game: Game) -> None:
+        kind, _size, _seats = game.next_deal()
+        key = (game.counted_deals, int(kind))
+        attempt = attempts.get(key, 0)
+        attempts[key] = attempt + 1
+        rng = random.Random(f"{seed}/{pair}/{key[0]}/{key[1]}/{attempt}")
+        game.deal_from(rng, first_dealer=random.Random(f"{seed}/{pair}").randrange(4))
+
+    return deal
+
+
+def play_pair(bot_a: str, bot_b: str, rules: Ruleset, seed: int, pair: int) -> list[GameResult]:
+    """Both games of duplicate pair ``pair``: A on side 0, then A on side 1."""
+    results = []
+    for a_side in (0, 1):
+        a, b = make_bot(bot_a), make_bot(bot_b)
+        bots = [a, b, a, b] if a_side == 0 else [b, a, b, a]
+        game = Game(rules)
+        deal = _duplicate_dealer(seed, pair)
+        rngs = [random.Random(f"{seed}/{pair}/{a_side}/{seat}") for seat in range(4)]
+        while not game.is_over:
+            if game.phase == Phase.DEAL:
+                deal(game)
+                continue
+            seat = game.to_move
+            assert seat is not None
+            game.apply(bots[seat].act(game.view(seat), rngs[seat]))
+        names = [bots[s].name for s in range(4)]
+        results.append(_result(game, pair, a_side, names))
+    return results
+
+
+def _result(game: Game, pair: int, a_side: int, names: list[str]) -> GameResult:
+    contracts = [[0, 0], [0, 0]]
+    boards = [[0, 0], [0, 0]]
+    for deal in game.deals:
+        if deal.thrown_in is not None or deal.kind != DealKind.NORMAL:
+            continue
+        for side, contract in enumerate(deal.contracts):
+            if contract is None:
+                continue
+            made = (
+                deal.tricks[side] == deal.hand_size
+                if contract == "board"
+                else (deal.tricks[side] >= int(contract))
+            )
+            tally = boards if contract == "board" else contracts
+            tally[side][0] += made
+            tally[side][1] += 1
+    return GameResult(
+        pair=pair,
+        a_side=a_side,
+        scores=(game.scores[0], game.scores[1]),
+        winner=game.winner,
+        contracts=((contracts[0][0], contracts[0][1]), (contracts[1][0], contracts[1][1])),
+        boards=((boards[0][0], boards[0][1]), (boards[1][0], boards[1][1])),
+        record=write_record(game, players=names),
+    )
+
+
+@dataclass
+class BotSummary:
+    """One bot's figures over the match."""
+
+    name: str
+    points: list[int] = field(default_factory=list)  #: its side's final score, per game
+    wins: int = 0
+    draws: int = 0
+    contracts_made: int = 0
+    contracts_bid: int = 0
+    boards_made: int = 0
+    boards_bid: int = 0
+
+    @property
+    def mean(self) -> float:
+        """Mean points per game."""
+        return statistics.fmean(self.points) if self.points else 0.0
+
+    @property
+    def half_width(self) -> float:
+        """Half the width of the 95 % confidence interval of :attr:`mean`."""
+        return interval(self.points)
+
+
+def interval(values: list[int] | list[float]) -> float:
+    """Half the width of a 95 % normal confidence interval for the mean of ``values``."""
+    if len(values) < 2:
+        return math.inf
+    return Z95 * statistics.stdev(values) / math.sqrt(len(values))
+
+
+@dataclass
+class MatchReport:
+    """A duplicate match: per-bot summaries and, per pair, A's edge over B."""
+
+    rules: Ruleset
+    seed: int
+    bots: tuple[BotSummary, BotSummary]
+    differences: list[float] = field(default_factory=list)  #: per pair, (A − B) per game
+    results: list[GameResult] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        """Games played (two per pair)."""
+        return len(self.results)
+
+    @property
+    def difference(self) -> tuple[float, float]:
+        """Mean points per game A scored over B, and the 95 % half-width."""
+        if not self.differences:
+            return 0.0, math.inf
+        return statistics.fmean(self.differences), interval(self.differences)
+
+    def add(self, pair: list[GameResult]) -> None:
+        """Count both games of a pair."""
+        a, b = self.bots
+        edge = 0.0
+        for result in pair:
+            self.results.append(result)
+            for bot, side in ((a, result.a_side), (b, 1 - result.a_side)):
+                bot.points.append(result.scores[side])
+                bot.wins += result.winner == side
+                bot.draws += result.winner is None
+                bot.contracts_made += result.contracts[side][0]
+                bot.contracts_bid += result.contracts[side][1]
+                bot.boards_made += result.boards[side][0]
+                bot.boards_bid += result.boards[side][1]
+            edge += result.scores[result.a_side] - result.scores[1 - result.a_side]
+        self.differences.append(edge / len(pair))
+
+
+def run_match(
+    bot_a: str,
+    bot_b: str,
+    rules: Ruleset,
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    on_pair: Callable[[list[GameResult]], None] | None = None,
+) -> MatchReport:
+    """Play ``games`` games (``games // 2`` duplicate pairs, at least one) across ``jobs``.
+
+    :raises ValueError: for an unknown bot or a rule set without two partnerships.
+    """
+    if rules.num_players != 4:
+        raise ValueError("the duplicate arena needs partnerships: use standard or classic")
+    make_bot(bot_a), make_bot(bot_b)  # fail early on an unknown name
+    report = MatchReport(rules, seed, (BotSummary(bot_a), BotSummary(bot_b)))
+    pairs = range(max(1, games // 2))
+    for pair in _pairs(bot_a, bot_b, rules, seed, pairs, jobs):
+        report.add(pair)
+        if on_pair is not None:
+            on_pair(pair)
+    report.results.sort(key=lambda r: (r.pair, r.a_side))
+    return report
+
+
+def _pairs(
+    bot_a: str, bot_b: str, rules: Ruleset, seed: int, pairs: range, jobs: int
+) -> Iterator[list[GameResult]]:
+    if jobs <= 1:
+        for pair in pairs:
+            yield play_pair(bot_a, bot_b, rules, seed, pair)
+        return
+    spec = (rules.name, rules.options())  # plain data crosses processes; the rule set is rebuilt
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        n = len(pairs)
+        yield from pool.map(
+            _play_pair_in_worker,
+            [bot_a] * n,
+            [bot_b] * n,
+            [spec] * n,
+            [seed] * n,
+            pairs,
+            chunksize=4,
+        )
+
+
+def _play_pair_in_worker(
+    bot_a: str, bot_b: str, spec: tuple[str, dict[str, Any]], seed: int, pair: int
+) -> list[GameResult]:
+    return play_pair(bot_a, bot_b, Ruleset.preset(spec[0], **spec[1]), seed, pair)

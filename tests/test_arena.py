@@ -1,0 +1,71 @@
+"""The duplicate arena: same cards both ways, honest statistics, same results in parallel."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from backalley.arena import interval, play_pair, run_match
+from backalley.cli import main
+from backalley.rules import Ruleset
+
+SHORT = Ruleset.preset("standard", hand_sizes=[4, 3, 2])
+
+
+def test_both_games_of_a_pair_get_the_same_cards_with_the_bots_swapped():
+    first, second = play_pair("heuristic", "random", SHORT, seed=3, pair=0)
+    assert (first.a_side, second.a_side) == (0, 1)
+    one, two = first.record["deals"][0], second.record["deals"][0]
+    assert one["hands"] == two["hands"] and one["stock"] == two["stock"]
+    assert one["dealer"] == two["dealer"]
+    assert first.record["players"] == ["heuristic", "random"] * 2
+    assert second.record["players"] == ["random", "heuristic"] * 2
+
+
+def test_the_report_adds_up():
+    report = run_match("heuristic", "random", SHORT, games=8, seed=2)
+    a, b = report.bots
+    assert report.games == 8 and len(a.points) == len(b.points) == 8
+    assert len(report.differences) == 4
+    by_pair: dict[int, float] = {}
+    for r in report.results:
+        edge = r.scores[r.a_side] - r.scores[1 - r.a_side]
+        by_pair[r.pair] = by_pair.get(r.pair, 0) + edge / 2
+    assert sorted(report.differences) == sorted(by_pair.values())
+    mean, half = report.difference
+    assert mean == pytest.approx(sum(by_pair.values()) / 4) and half == interval(report.differences)
+    assert a.wins + b.wins + a.draws == 8 and a.draws == b.draws
+
+
+def test_parallel_play_gives_the_same_results():
+    one = run_match("heuristic", "random", SHORT, games=6, seed=9, jobs=1)
+    two = run_match("heuristic", "random", SHORT, games=6, seed=9, jobs=2)
+    assert [r.scores for r in one.results] == [r.scores for r in two.results]
+
+
+def test_the_arena_needs_partnerships_and_known_bots():
+    with pytest.raises(ValueError, match="partnerships"):
+        run_match("random", "random", Ruleset.preset("classic3"), games=2, seed=1)
+    with pytest.raises(ValueError, match="unknown bot"):
+        run_match("random", "grandmaster", SHORT, games=2, seed=1)
+
+
+def test_arena_command_prints_the_table_writes_records_and_a_plot(capsys, tmp_path):
+    plot = tmp_path / "match.png"
+    args = ["arena", "heuristic", "random", "--games", "4", "--seed", "1", "--rules", "classic"]
+    args += ["--option", "hand_sizes=3,2", "--out", str(tmp_path / "games"), "--plot", str(plot)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "± 95 %" in out and "heuristic − random" in out
+    records = sorted((tmp_path / "games").glob("pair-*.json"))
+    assert len(records) == 4
+    assert main(["verify", str(records[0])]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"] is True
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_arena_refuses_bad_input_in_one_line(capsys, tmp_path):
+    assert main(["arena", "random", "oracle", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "unknown bot 'oracle'" in err and err.count("\n") == 1
