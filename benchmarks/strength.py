@@ -1,0 +1,56 @@
+"""Bot strength: duplicate matches under the standard rules, with 95 % confidence intervals.
+
+    python benchmarks/strength.py [--games N] [--jobs J] [--seed S]
+
+Each line of the issue's ladder is one match: every deal set played twice with the pairs
+swapped (see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero.
+The ladder grows as bots are added: pimc vs heuristic joins it with the solver.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from backalley.arena import run_match
+from backalley.rules import Ruleset
+
+LADDER = [("heuristic", "random")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=500, help="games per match (two per deal set)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rules = Ruleset.preset("standard")
+    table = Table(
+        title=f"Duplicate matches, standard rules, {args.games} games each, seed {args.seed}"
+    )
+    for column in ("A", "B", "A points/game", "B points/game", "A − B (95 % CI)", "A wins", "s"):
+        table.add_column(column, justify="left" if column in "AB" else "right")
+    for a, b in track(LADDER, description="Matches", console=Console(stderr=True)):
+        start = time.perf_counter()
+        report = run_match(a, b, rules, args.games, args.seed, args.jobs)
+        mean, half = report.difference
+        bot_a, bot_b = report.bots
+        verdict = "above zero" if mean - half > 0 else "NOT above zero"
+        table.add_row(
+            a,
+            b,
+            f"{bot_a.mean:,.1f} ± {bot_a.half_width:,.1f}",
+            f"{bot_b.mean:,.1f} ± {bot_b.half_width:,.1f}",
+            f"{mean:+,.1f} ± {half:,.1f} ({verdict})",
+            f"{100 * bot_a.wins / report.games:.1f} %",
+            f"{time.perf_counter() - start:.0f}",
+        )
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
