@@ -68,13 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     sim.add_argument("--rules", default="standard", help=_("preset: standard, classic, classic3"))
-    sim.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=_("override an option of the preset (repeatable), e.g. hand_sizes=7,6,5"),
-    )
+    _add_option_argument(sim)
     sim.add_argument("--games", type=_positive, default=100, help=_("number of games"))
     sim.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the players"))
     sim.add_argument("--out", type=Path, help=_("folder to write one record per game into"))
@@ -84,8 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
         help=_("match two bots in duplicate format and report their strength"),
         description=_(
             "Play every deal sequence twice with the partnerships swapped, so that the luck "
-            "of the cards cancels, and report each bot's points per game with a 95 % "
-            "confidence interval, win rate and contract and board success."
+            "of the cards cancels, and report each bot's points per game with a confidence "
+            "interval of 95 %, win rate and contract and board success."
         ),
     )
     arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
@@ -94,13 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the bots"))
     arena.add_argument("--jobs", type=_positive, default=1, help=_("processes to play in"))
     arena.add_argument("--rules", default="standard", help=_("preset: standard or classic"))
-    arena.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=_("override an option of the preset (repeatable)"),
-    )
+    _add_option_argument(arena)
     arena.add_argument("--out", type=Path, help=_("folder for the game records"))
     arena.add_argument(
         "--plot", type=Path, metavar="FILE", help=_("write a PNG of A − B by deal set")
@@ -115,6 +103,16 @@ def build_parser() -> argparse.ArgumentParser:
         "preset", nargs="?", metavar="PRESET", help=_("standard, classic or classic3")
     )
     return parser
+
+
+def _add_option_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=_("override an option of the preset (repeatable), e.g. hand_sizes=7,6,5"),
+    )
 
 
 def _positive(text: str) -> int:
@@ -377,7 +375,7 @@ def plot_match(report: Any, path: Path) -> None:
     figure, axes = plt.subplots(figsize=(8, 4.5), dpi=120)
     axes.scatter(xs, diffs, s=8, alpha=0.35, label=_("one deal set (two games)"))
     axes.plot(xs, means, linewidth=2, label=_("running mean"))
-    axes.fill_between(xs, lows, highs, alpha=0.2, label=_("95 % confidence interval"))
+    axes.fill_between(xs, lows, highs, alpha=0.2, label=_("confidence interval (95 %)"))
     axes.axhline(0, color="black", linewidth=0.8)
     axes.set_xlabel(_("deal sets played"))
     axes.set_ylabel(_("{a} − {b}, points per game").format(a=a.name, b=b.name))
