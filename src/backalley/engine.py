@@ -587,21 +587,17 @@ class Game:
         return self._legal
 
     def _legal_cards(self) -> int:
-        """P2 following, P3 trump leads, P4 Bloopers, as one mask of the playable cards."""
+        """The playable cards of the player on turn, as a mask (:func:`legal_cards`)."""
         seat = self._to_move
-        hand = self._hands[seat]
-        if not self._trick:
-            tm = self._tmask
-            if tm and not self._broken and not self._free_lead[seat]:
-                return hand & ~tm or hand  # P3 (b): nothing but trumps
-            return hand
-        led = self._trick[0]
-        if led >= LITTLE_BLOOPER and self._blooper:
-            trumps = hand & self._tmask
-            if trumps:  # P4: highest trump after the Big Blooper, lowest after the Little
-                return 1 << (trumps.bit_length() - 1) if led == BIG_BLOOPER else trumps & -trumps
-            return hand
-        return hand & self._lead_mask or hand
+        led = self._trick[0] if self._trick else -1
+        return legal_cards(
+            self._hands[seat],
+            led,
+            self._lead_mask,
+            self._tmask,
+            self._broken or self._free_lead[seat],
+            self._blooper,
+        )
 
     def apply(self, action: object) -> None:
         """Take ``action`` (an action, or its record spelling) for the player on turn.
@@ -986,6 +982,27 @@ def _shuffled_deck(rng: random.Random) -> list[int]:
         number, j = divmod(number, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def legal_cards(
+    hand: int, led: int, follow: int, trumps: int, may_lead_trump: bool, blooper_forces: bool
+) -> int:
+    """The cards of ``hand`` that may be played: the one statement of P2, P3 and P4.
+
+    ``led`` is the card that led the trick (−1 when leading), ``follow`` the cards that follow
+    it (its suit, or every trump), ``trumps`` every trump (0 without a trump suit),
+    ``may_lead_trump`` whether P3 (a) or (c) lets this player lead one. The solver shares it.
+    """
+    if led < 0:
+        if trumps and not may_lead_trump:
+            return hand & ~trumps or hand  # P3 (b): nothing but trumps
+        return hand
+    if led >= LITTLE_BLOOPER and blooper_forces:
+        held = hand & trumps
+        if held:  # P4: highest trump after the Big Blooper, lowest after the Little
+            return 1 << (held.bit_length() - 1) if led == BIG_BLOOPER else held & -held
+        return hand
+    return hand & follow or hand
 
 
 def _is_bid_text(text: str) -> bool:

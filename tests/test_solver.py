@@ -1,0 +1,90 @@
+"""The solver against an independent brute force built on the engine itself.
+
+The brute force knows no solver trick: it copies the game, applies every legal action the
+engine offers and takes the max (for the side to move's partnership) or min, memoised on the
+full state only. Positions come from random rule sets and random play, 1 to 5 cards a hand.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from backalley.engine import Game, Phase
+from backalley.rules import Ruleset
+from backalley.solver import Position, card_values, tricks
+
+
+def brute_force(game: Game, side: int) -> int:
+    """Tricks ``side`` takes from here to the end of the deal, best play by all, by the engine."""
+    memo: dict[tuple, int] = {}
+
+    def won(g: Game) -> int:
+        return g.deals[len(game.deals) - 1].tricks[side]
+
+    def search(g: Game) -> int:
+        """Tricks ``side`` gains from this state on (memoised on the state, not the past)."""
+        if g.phase != Phase.PLAY or len(g.deals) != len(game.deals):
+            return 0
+        hands = tuple(g.hand(s) for s in range(g.num_players))
+        key = (hands, tuple(g.trick), g.to_move, g.trumps_broken)
+        if key not in memo:
+            results = []
+            for action in g.legal_actions():
+                child = g.copy()
+                child.apply(action)
+                results.append(won(child) - won(g) + search(child))
+            memo[key] = max(results) if g.side_of(g.to_move) == side else min(results)
+        return memo[key]
+
+    return search(game)
+
+
+def random_position(seed: int) -> Game | None:
+    rng = random.Random(seed)
+    preset = rng.choice(["standard", "classic", "classic3"])
+    size = rng.randint(1, 5)
+    options = {
+        "hand_sizes": [size],
+        "joker_turnup": rng.choice(["no_trump", "turn_again"]),
+        "board_leads_trump": rng.choice(["bidder", "side", "off"]),
+        "blooper_forces": rng.random() < 0.5,
+        "all_pass": "play",
+        "renig_min_hand": None,
+    }
+    game = Game(Ruleset.preset(preset, **options), seed=seed)
+    while game.phase == Phase.BID:
+        game.apply(rng.choice(game.legal_actions()))
+    for _ in range(rng.randint(0, size * game.num_players // 2)):
+        if game.phase != Phase.PLAY:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game if game.phase == Phase.PLAY else None
+
+
+POSITIONS = [g for g in (random_position(seed) for seed in range(600)) if g is not None][:500]
+
+
+def test_there_are_500_positions():
+    assert len(POSITIONS) == 500
+
+
+@pytest.mark.parametrize("chunk", range(10))
+def test_solver_agrees_with_brute_force(chunk):
+    for game in POSITIONS[chunk::10]:
+        position = Position.from_game(game)
+        side = game.side_of(game.to_move)
+        assert tricks(position) == brute_force(game, side)
+        values = card_values(position)
+        assert set(values) == set(game.legal_actions())
+        for card, value in values.items():
+            child = game.copy()
+            child.apply(card)
+            if child.phase != Phase.PLAY or len(child.deals) != len(game.deals):
+                done = child.deals[len(game.deals) - 1]
+                assert value == done.tricks[side] - game.current_deal.tricks[side]
+            else:
+                assert value == brute_force(child, side) + (
+                    child.current_deal.tricks[side] - game.current_deal.tricks[side]
+                )
