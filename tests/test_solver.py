@@ -70,6 +70,7 @@ def test_there_are_500_positions():
     assert len(POSITIONS) == 500
 
 
+@pytest.mark.brute_force
 @pytest.mark.parametrize("chunk", range(10))
 def test_solver_agrees_with_brute_force(chunk):
     for game in POSITIONS[chunk::10]:
@@ -88,3 +89,33 @@ def test_solver_agrees_with_brute_force(chunk):
                 assert value == brute_force(child, side) + (
                     child.current_deal.tricks[side] - game.current_deal.tricks[side]
                 )
+
+
+def test_solve_command_prints_each_card_and_json(capsys, tmp_path):
+    import json
+
+    from backalley.cli import main
+    from backalley.record import write_record
+
+    game = next(g for g in POSITIONS if len(g.legal_actions()) > 1)
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(write_record(game)))
+    assert main(["solve", "--json", str(path)]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    values = card_values(Position.from_game(game))
+    assert answer["seat"] == game.to_move
+    from backalley.cards import card_name
+
+    assert answer["cards"] == {card_name(c): v for c, v in values.items()}
+    assert main(["solve", str(path)]) == 0
+    assert "tricks" in capsys.readouterr().out
+
+
+def test_solve_refuses_a_record_with_no_card_due(capsys):
+    from pathlib import Path
+
+    from backalley.cli import main
+
+    done = Path(__file__).parent / "records" / "draw_standard.json"
+    assert main(["solve", str(done)]) == 2
+    assert "nothing to solve" in capsys.readouterr().err

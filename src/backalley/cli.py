@@ -94,6 +94,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot", type=Path, metavar="FILE", help=_("write a PNG of A − B by deal set")
     )
 
+    solve = commands.add_parser(
+        "solve",
+        help=_("best play, double dummy, at the end of a record"),
+        description=_(
+            "For the position at the end of a record, with every hand known: each legal card "
+            "of the player on turn and the tricks that player's side then takes from the "
+            "current trick on, the current trick included, with best play by all."
+        ),
+    )
+    solve.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
+    solve.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
+
     show = commands.add_parser(
         "rules",
         help=_("show a preset's options as a table"),
@@ -133,6 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "simulate": cmd_simulate,
             "rules": cmd_rules,
             "arena": cmd_arena,
+            "solve": cmd_solve,
         }
         return handler[args.command](args)
     except UsageError as error:
@@ -385,6 +398,51 @@ def plot_match(report: Any, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+# ---------------------------------------------------------------------------- solve
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    """``backalley solve RECORD``: every legal card's double-dummy value."""
+    from backalley.cards import card_name
+    from backalley.record import RecordError, ReplayError, read_record, replay
+    from backalley.solver import Position, card_values
+
+    try:
+        text = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        game = replay(read_record(text))
+    except OSError as error:
+        reason = error.strerror or str(error)
+        message = _("cannot read {file}: {reason}").format(file=args.file, reason=reason)
+        raise UsageError(message) from None
+    except (RecordError, ReplayError) as error:
+        raise UsageError(_("not a valid record: {problem}").format(problem=error)) from None
+    try:
+        position = Position.from_game(game)
+    except ValueError:
+        raise UsageError(_("the record does not end with a card due: nothing to solve")) from None
+    values = card_values(position)
+    seat = position.to_move
+    if args.json:
+        cards = {card_name(c): v for c, v in sorted(values.items(), key=lambda cv: -cv[1])}
+        print(json.dumps({"seat": seat, "cards": cards}))
+        return 0
+    side = game.rules.side_of(seat)
+    console = Console()
+    console.print(
+        _("Seat {seat} to play: tricks for side {side} from this trick on").format(
+            seat=seat, side=side
+        )
+    )
+    table = Table()
+    table.add_column(_("card"))
+    table.add_column(_("tricks"), justify="right")
+    best = max(values.values())
+    for card, value in sorted(values.items(), key=lambda cv: (-cv[1], cv[0])):
+        table.add_row(card_name(card), str(value), style="bold" if value == best else "")
+    console.print(table)
+    return 0
 
 
 # ---------------------------------------------------------------------------- rules
