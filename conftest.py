@@ -5,7 +5,12 @@ the extension, not the source): when compiled, they run in the plain-Python pass
 import backalley
 
 collect_ignore = (
-    ["src/backalley/cards.py", "src/backalley/rules.py", "src/backalley/engine.py"]
+    [
+        "src/backalley/cards.py",
+        "src/backalley/rules.py",
+        "src/backalley/engine.py",
+        "src/backalley/solver/__init__.py",
+    ]
     if backalley.COMPILED
     else []
 )

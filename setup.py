@@ -13,7 +13,12 @@ import sys
 from setuptools import setup
 from setuptools.command.build_ext import build_ext
 
-COMPILED = ["src/backalley/cards.py", "src/backalley/rules.py", "src/backalley/engine.py"]
+COMPILED = [
+    "src/backalley/cards.py",
+    "src/backalley/rules.py",
+    "src/backalley/engine.py",
+    "src/backalley/solver/__init__.py",
+]
 
 
 class OptionalBuildExt(build_ext):

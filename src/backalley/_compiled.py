@@ -16,12 +16,17 @@ import warnings
 from pathlib import Path
 
 _HERE = Path(__file__).parent
-_MODULES = ("cards", "rules", "engine")  # in import order: each needs only earlier ones
+#: Compiled modules, in import order (each needs only earlier ones), and their files' stems.
+_MODULES = {"cards": "cards", "rules": "rules", "engine": "engine", "solver": "solver/__init__"}
+
+
+def _source(name: str) -> Path:
+    return _HERE / f"{_MODULES[name]}.py"
 
 
 def _compiled_path(name: str) -> Path | None:
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = _HERE / (name + suffix)
+        path = _HERE / (_MODULES[name] + suffix)
         if path.exists():
             return path
     return None
@@ -30,7 +35,11 @@ def _compiled_path(name: str) -> Path | None:
 def _load_sources() -> None:
     for name in _MODULES:
         full = f"{__package__}.{name}"
-        spec = importlib.util.spec_from_file_location(full, _HERE / f"{name}.py")
+        source = _source(name)
+        package = [str(source.parent)] if source.name == "__init__.py" else None
+        spec = importlib.util.spec_from_file_location(
+            full, source, submodule_search_locations=package
+        )
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[full] = module
@@ -47,11 +56,11 @@ def _choose() -> bool:
     stale = [
         name
         for name, path in built.items()
-        if path is not None and (_HERE / f"{name}.py").stat().st_mtime > path.stat().st_mtime
+        if path is not None and _source(name).stat().st_mtime > path.stat().st_mtime
     ]
     if stale:
         warnings.warn(
-            f"backalley: {', '.join(stale)}.py changed since it was compiled; running the "
+            f"backalley: {', '.join(stale)} changed since it was compiled; running the "
             "sources (slower) until `pip install -e .` builds them again",
             stacklevel=3,
         )
