@@ -19,9 +19,6 @@ from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
 from backalley.solver import Position, card_values
 
-dds = pytest.importorskip(
-    "endplay.dds", reason="endplay is a test dependency: pip install -e '.[test]'"
-)
 
 
 def pbn_hand(mask: int) -> str:
