@@ -20,7 +20,6 @@ from backalley.rules import Ruleset
 from backalley.solver import Position, card_values
 
 
-
 def pbn_hand(mask: int) -> str:
     suits = []
     for suit in range(4):
