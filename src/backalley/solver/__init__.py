@@ -218,6 +218,56 @@ class _Search:
 
     # ------------------------------------------------------------------ the search
 
+    def _quick_tricks(self) -> int:
+        """Tricks the leader can cash at once: cards above every other card out in their suit
+        (or among trumps) — so that no partner is forced to overtake and take the lead —
+        where the other side cannot ruff them."""
+        leader = self.leader
+        hand = self.hands[leader]
+        side = self.sides[leader]
+        theirs = others = 0
+        for seat in self.seats:
+            if seat != leader:
+                others |= self.hands[seat]
+                if self.sides[seat] != side:
+                    theirs |= self.hands[seat]
+        trumps = self.trumps
+        sure = 0
+        if trumps and (self.broken or self.free_lead[leader] or not hand & ~trumps):
+            sure += ((hand & trumps) >> (others & trumps).bit_length()).bit_count()
+        if not theirs & trumps:
+            for suit_mask in SUIT_MASKS:
+                group = suit_mask & ~trumps
+                if group:
+                    sure += ((hand & group) >> (others & group).bit_length()).bit_count()
+        return min(sure, hand.bit_count())
+
+    def _key(self) -> tuple[object, ...]:
+        """The position at a trick start up to relative ranks (partition search, simply).
+
+        Only the order of the cards still out matters, not which were played: each hand is
+        packed against the cards remaining, with the count left in each suit, the jokers as
+        they are (a Blooper's lead depends on which it is), the leader, and broken trumps.
+        """
+        remaining = 0
+        for seat in self.seats:
+            remaining |= self.hands[seat]
+        packed: list[int] = []
+        for seat in self.seats:
+            hand = self.hands[seat]
+            bits = 0
+            place = 0
+            rest = remaining
+            while rest:
+                low = rest & -rest
+                if hand & low:
+                    bits |= 1 << place
+                place += 1
+                rest ^= low
+            packed.append(bits)
+        counts = [(remaining & SUIT_MASKS[suit]).bit_count() for suit in range(4)]
+        return (*packed, *counts, remaining >> LITTLE_BLOOPER, self.leader, self.broken)
+
     def _left(self) -> int:
         return self.hands[self.leader].bit_count() + (1 if self.trick else 0)
 
@@ -231,7 +281,13 @@ class _Search:
         self.nodes += 1
         key: tuple[object, ...] | None = None
         if not self.trick:
-            key = (*[self.hands[s] for s in self.seats], self.leader, self.broken)
+            sure = self._quick_tricks()
+            if self.sides[self.leader] == self.side:
+                if sure >= target:
+                    return True
+            elif left - sure < target:
+                return False
+            key = self._key()
             low, high = self.table.get(key, (0, left))
             if low >= target:
                 return True
