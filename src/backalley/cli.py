@@ -117,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _read_input(name: str) -> bytes:
+    """The bytes of file ``name``, or of standard input for ``-``."""
+    return sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+
+
 def _add_option_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option",
@@ -171,7 +176,7 @@ def _language_flag(argv: list[str]) -> str | None:
 def cmd_verify(args: argparse.Namespace) -> int:
     """``backalley verify FILE``: RECORD.md's output and exit codes."""
     try:
-        text = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        text = _read_input(args.file)
     except OSError as error:
         reason = error.strerror or str(error)
         message = _("cannot read {file}: {reason}").format(file=args.file, reason=reason)
@@ -410,7 +415,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from backalley.solver import Position, card_values
 
     try:
-        text = sys.stdin.buffer.read() if args.file == "-" else Path(args.file).read_bytes()
+        text = _read_input(args.file)
         game = replay(read_record(text))
     except OSError as error:
         reason = error.strerror or str(error)
