@@ -38,7 +38,7 @@ class OptionalBuildExt(build_ext):
 
 
 def extensions() -> list:
-    if os.environ.get("BACKALLEY_PURE"):
+    if os.environ.get("BACKALLEY_PURE", "") not in ("", "0"):
         return []
     try:
         from mypyc.build import mypycify

@@ -50,7 +50,7 @@ def _choose() -> bool:
     built = {name: _compiled_path(name) for name in _MODULES}
     if not all(built.values()):
         return False
-    if os.environ.get("BACKALLEY_PURE"):
+    if os.environ.get("BACKALLEY_PURE", "") not in ("", "0"):
         _load_sources()
         return False
     stale = [

@@ -152,12 +152,34 @@ class _Search:
             moves.append(card)
             previous = card
         if not self.trick:
-            moves.reverse()  # lead high first
-            return moves
+            # Lead the cards that are the highest still out in their suit first, then the
+            # rest from the top.
+            tops = [c for c in moves if (self._group(c) & others) >> c == 0]
+            rest = [c for c in reversed(moves) if (self._group(c) & others) >> c != 0]
+            return tops[::-1] + rest
         winning = self._winning_card()
-        wins = [c for c in moves if self._beats(c, winning)]
+        wins = [c for c in moves if self._beats(c, winning)]  # ascending: cheapest first
         rest = [c for c in moves if not self._beats(c, winning)]
+        leader_side = self.sides[self._winner_seat()]
+        if leader_side == self.sides[self.to_move]:
+            return rest + wins  # the side is winning the trick: play low
         return wins + rest
+
+    def _group(self, card: int) -> int:
+        """The cards ranked against ``card``: its suit, or every trump."""
+        return self.trumps if self.trumps >> card & 1 else SUIT_MASKS[card // 13]
+
+    def _winner_seat(self) -> int:
+        """The seat winning the trick in progress so far."""
+        best = self.trick[0]
+        offset = 0
+        for i, card in enumerate(self.trick[1:], start=1):
+            if self._beats(card, best):
+                best, offset = card, i
+        seat = self.leader
+        for _ in range(offset):
+            seat = self.next_seat[seat]
+        return seat
 
     def _beats(self, card: int, best: int) -> bool:
         trumps = self.trumps
