@@ -44,9 +44,26 @@ def test_parallel_play_gives_the_same_results():
     assert [r.scores for r in one.results] == [r.scores for r in two.results]
 
 
-def test_the_arena_needs_partnerships_and_known_bots():
-    with pytest.raises(ValueError, match="partnerships"):
-        run_match("random", "random", Ruleset.preset("classic3"), games=2, seed=1)
+def test_classic3_plays_each_bot_alone_in_every_seat_over_the_same_cards():
+    rules = Ruleset.preset("classic3", hand_sizes=[3, 2])
+    report = run_match("heuristic", "random", rules, games=6, seed=4)
+    assert report.games == 6 and len(report.differences) == 1
+    seats = [tuple(r.record["players"]) for r in report.results]
+    assert len(set(seats)) == 6
+    assert all(
+        r.record["deals"][0]["hands"] == report.results[0].record["deals"][0]["hands"]
+        for r in report.results
+    )
+    a, b = report.bots
+    for r, points in zip(report.results, a.points, strict=True):
+        mine = [r.scores[s] for s, name in enumerate(r.record["players"]) if name == "heuristic"]
+        assert points == sum(mine) / len(mine)
+    assert report.differences[0] == pytest.approx(
+        sum(x - y for x, y in zip(a.points, b.points, strict=True)) / 6
+    )
+
+
+def test_the_arena_needs_known_bots():
     with pytest.raises(ValueError, match="unknown bot"):
         run_match("random", "grandmaster", SHORT, games=2, seed=1)
 
@@ -58,7 +75,7 @@ def test_arena_command_prints_the_table_writes_records_and_a_plot(capsys, tmp_pa
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "± 95 %" in out and "heuristic − random" in out
-    records = sorted((tmp_path / "games").glob("pair-*.json"))
+    records = sorted((tmp_path / "games").glob("set-*-game-*.json"))
     assert len(records) == 4
     assert main(["verify", str(records[0])]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True

@@ -1,7 +1,7 @@
 """Matches between bots in duplicate format, and what they show about strength.
 
-Every deal sequence is played twice with the partnerships swapped: bot A holds seats 0 & 2 in
-the first game and seats 1 & 3 in the second, over the same cards. The luck of the cards then
+Every deal sequence is played under each seating (:func:`seatings`): with partnerships, bot A
+holds seats 0 & 2 in the first game and seats 1 & 3 in the second, over the same cards. The luck of the cards then
 cancels in the difference between the two bots, which is what the confidence interval is
 computed on. The cards of each deal come from a generator keyed by the match seed, the pair,
 and the deal's place in the game (counted deal, attempt), so both games of a pair see the same
@@ -37,13 +37,30 @@ Z95 = statistics.NormalDist().inv_cdf(0.975)
 class GameResult:
     """One game of a pair: which bot held side 0, the scores, and the contracts' fate."""
 
-    pair: int
-    a_side: int  #: the side bot A played
-    scores: tuple[int, int]
+    pair: int  #: the deal set
+    seating: int  #: which of the deal set's seatings (0, 1, … )
+    a_sides: tuple[int, ...]  #: the sides bot A played (the others are B's)
+    scores: tuple[int, ...]  #: per side
     winner: int | None
-    contracts: tuple[tuple[int, int], tuple[int, int]]  #: per side (made, bid), numbers
-    boards: tuple[tuple[int, int], tuple[int, int]]  #: per side (made, bid)
+    contracts: tuple[tuple[int, int], ...]  #: per side (made, bid), numeric contracts
+    boards: tuple[tuple[int, int], ...]  #: per side (made, bid)
     record: dict[str, Any]
+
+    @property
+    def a_side(self) -> int:
+        """Bot A's side in a partnership game."""
+        return self.a_sides[0]
+
+    def sides_of(self, bot: int) -> tuple[int, ...]:
+        """The sides bot 0 (A) or 1 (B) played."""
+        if bot == 0:
+            return self.a_sides
+        return tuple(s for s in range(len(self.scores)) if s not in self.a_sides)
+
+    def points(self, bot: int) -> float:
+        """The bot's final score: its side's, or the mean of its seats' in ``classic3``."""
+        sides = self.sides_of(bot)
+        return sum(self.scores[s] for s in sides) / len(sides)
 
 
 def _duplicate_dealer(seed: int, pair: int) -> Callable[[Game], None]:
@@ -56,20 +73,34 @@ def _duplicate_dealer(seed: int, pair: int) -> Callable[[Game], None]:
         attempt = attempts.get(key, 0)
         attempts[key] = attempt + 1
         rng = random.Random(f"{seed}/{pair}/{key[0]}/{key[1]}/{attempt}")
-        game.deal_from(rng, first_dealer=random.Random(f"{seed}/{pair}").randrange(4))
+        first = random.Random(f"{seed}/{pair}").randrange(game.num_players)
+        game.deal_from(rng, first_dealer=first)
 
     return deal
 
 
+def seatings(num_players: int) -> list[tuple[int, ...]]:
+    """Who sits where in each game of a deal set: 0 is bot A, 1 bot B.
+
+    Partnerships: A holds seats 0 & 2, then 1 & 3. Three seats (``classic3``): A alone in each
+    seat against two Bs, then B alone in each seat against two As — six games, so that each
+    bot meets every seat and both line-ups over the same cards.
+    """
+    if num_players == 4:
+        return [(0, 1, 0, 1), (1, 0, 1, 0)]
+    alone = [tuple(0 if s == r else 1 for s in range(3)) for r in range(3)]
+    return alone + [tuple(1 - b for b in seating) for seating in alone]
+
+
 def play_pair(bot_a: str, bot_b: str, rules: Ruleset, seed: int, pair: int) -> list[GameResult]:
-    """Both games of duplicate pair ``pair``: A on side 0, then A on side 1."""
+    """Every game of deal set ``pair``: the same cards under each seating."""
     results = []
-    for a_side in (0, 1):
+    for number, seating in enumerate(seatings(rules.num_players)):
         a, b = make_bot(bot_a), make_bot(bot_b)
-        bots = [a, b, a, b] if a_side == 0 else [b, a, b, a]
+        bots = [a if who == 0 else b for who in seating]
         game = Game(rules)
         deal = _duplicate_dealer(seed, pair)
-        rngs = [random.Random(f"{seed}/{pair}/{a_side}/{seat}") for seat in range(4)]
+        rngs = [random.Random(f"{seed}/{pair}/{number}/{s}") for s in range(rules.num_players)]
         while not game.is_over:
             if game.phase == Phase.DEAL:
                 deal(game)
@@ -77,14 +108,17 @@ def play_pair(bot_a: str, bot_b: str, rules: Ruleset, seed: int, pair: int) -> l
             seat = game.to_move
             assert seat is not None
             game.apply(bots[seat].act(game.view(seat), rngs[seat]))
-        names = [bots[s].name for s in range(4)]
-        results.append(_result(game, pair, a_side, names))
+        names = [bot.name for bot in bots]
+        a_sides = tuple(sorted({rules.side_of(s) for s, who in enumerate(seating) if who == 0}))
+        results.append(_result(game, pair, number, a_sides, names))
     return results
 
 
-def _result(game: Game, pair: int, a_side: int, names: list[str]) -> GameResult:
-    contracts = [[0, 0], [0, 0]]
-    boards = [[0, 0], [0, 0]]
+def _result(
+    game: Game, pair: int, seating: int, a_sides: tuple[int, ...], names: list[str]
+) -> GameResult:
+    contracts = [[0, 0] for _ in range(game.num_sides)]
+    boards = [[0, 0] for _ in range(game.num_sides)]
     for deal in game.deals:
         if deal.thrown_in is not None or deal.kind != DealKind.NORMAL:
             continue
@@ -101,11 +135,12 @@ def _result(game: Game, pair: int, a_side: int, names: list[str]) -> GameResult:
             tally[side][1] += 1
     return GameResult(
         pair=pair,
-        a_side=a_side,
-        scores=(game.scores[0], game.scores[1]),
+        seating=seating,
+        a_sides=a_sides,
+        scores=tuple(game.scores),
         winner=game.winner,
-        contracts=((contracts[0][0], contracts[0][1]), (contracts[1][0], contracts[1][1])),
-        boards=((boards[0][0], boards[0][1]), (boards[1][0], boards[1][1])),
+        contracts=tuple((made, bid) for made, bid in contracts),
+        boards=tuple((made, bid) for made, bid in boards),
         record=write_record(game, players=names),
     )
 
@@ -115,7 +150,7 @@ class BotSummary:
     """One bot's figures over the match."""
 
     name: str
-    points: list[int] = field(default_factory=list)  #: its side's final score, per game
+    points: list[float] = field(default_factory=list)  #: its final score, per game
     wins: int = 0
     draws: int = 0
     contracts_made: int = 0
@@ -148,12 +183,12 @@ class MatchReport:
     rules: Ruleset
     seed: int
     bots: tuple[BotSummary, BotSummary]
-    differences: list[float] = field(default_factory=list)  #: per pair, (A − B) per game
+    differences: list[float] = field(default_factory=list)  #: per deal set, (A − B) per game
     results: list[GameResult] = field(default_factory=list)
 
     @property
     def games(self) -> int:
-        """Games played (two per pair)."""
+        """Games played (two per deal set, six in ``classic3``)."""
         return len(self.results)
 
     @property
@@ -164,20 +199,21 @@ class MatchReport:
         return statistics.fmean(self.differences), interval(self.differences)
 
     def add(self, pair: list[GameResult]) -> None:
-        """Count both games of a pair."""
-        a, b = self.bots
+        """Count every game of a deal set."""
         edge = 0.0
         for result in pair:
             self.results.append(result)
-            for bot, side in ((a, result.a_side), (b, 1 - result.a_side)):
-                bot.points.append(result.scores[side])
-                bot.wins += result.winner == side
+            for index, bot in enumerate(self.bots):
+                sides = result.sides_of(index)
+                bot.points.append(result.points(index))
+                bot.wins += result.winner in sides
                 bot.draws += result.winner is None
-                bot.contracts_made += result.contracts[side][0]
-                bot.contracts_bid += result.contracts[side][1]
-                bot.boards_made += result.boards[side][0]
-                bot.boards_bid += result.boards[side][1]
-            edge += result.scores[result.a_side] - result.scores[1 - result.a_side]
+                for side in sides:
+                    bot.contracts_made += result.contracts[side][0]
+                    bot.contracts_bid += result.contracts[side][1]
+                    bot.boards_made += result.boards[side][0]
+                    bot.boards_bid += result.boards[side][1]
+            edge += result.points(0) - result.points(1)
         self.differences.append(edge / len(pair))
 
 
@@ -190,21 +226,24 @@ def run_match(
     jobs: int = 1,
     on_pair: Callable[[list[GameResult]], None] | None = None,
 ) -> MatchReport:
-    """Play ``games`` games (``games // 2`` duplicate pairs, at least one) across ``jobs``.
+    """Play about ``games`` games — whole deal sets, at least one — across ``jobs``.
 
-    :raises ValueError: for an unknown bot or a rule set without two partnerships.
+    :raises ValueError: for an unknown bot.
     """
-    if rules.num_players != 4:
-        raise ValueError("the duplicate arena needs partnerships: use standard or classic")
     make_bot(bot_a), make_bot(bot_b)  # fail early on an unknown name
     report = MatchReport(rules, seed, (BotSummary(bot_a), BotSummary(bot_b)))
-    pairs = range(max(1, games // 2))
+    pairs = range(deal_sets(rules, games))
     for pair in _pairs(bot_a, bot_b, rules, seed, pairs, jobs):
         report.add(pair)
         if on_pair is not None:
             on_pair(pair)
-    report.results.sort(key=lambda r: (r.pair, r.a_side))
+    report.results.sort(key=lambda r: (r.pair, r.seating))
     return report
+
+
+def deal_sets(rules: Ruleset, games: int) -> int:
+    """How many deal sets make about ``games`` games (at least one)."""
+    return max(1, games // len(seatings(rules.num_players)))
 
 
 def _pairs(

@@ -84,10 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
     arena.add_argument("bot_b", metavar="BOT_B", help=_("the bot it plays against"))
-    arena.add_argument("--games", type=_positive, default=100, help=_("games (two per deal set)"))
+    arena.add_argument("--games", type=_positive, default=100, help=_("number of games"))
     arena.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the bots"))
     arena.add_argument("--jobs", type=_positive, default=1, help=_("processes to play in"))
-    arena.add_argument("--rules", default="standard", help=_("preset: standard or classic"))
+    arena.add_argument("--rules", default="standard", help=_("preset: standard, classic, classic3"))
     _add_option_argument(arena)
     arena.add_argument("--out", type=Path, help=_("folder for the game records"))
     arena.add_argument(
@@ -293,7 +293,7 @@ def _share(count: int, total: int) -> str:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
-    from backalley.arena import run_match
+    from backalley.arena import deal_sets, run_match
     from backalley.bots import make_bot
 
     rules = ruleset_from_args(args.rules, args.option)
@@ -301,8 +301,6 @@ def cmd_arena(args: argparse.Namespace) -> int:
         make_bot(args.bot_a), make_bot(args.bot_b)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    if rules.num_players != 4:
-        raise UsageError(_("the duplicate arena needs partnerships: use standard or classic"))
     out: Path = args.out or Path(f"arena-{args.bot_a}-{args.bot_b}-seed{args.seed}")
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -310,7 +308,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         raise UsageError(
             _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
         ) from None
-    pairs = max(1, args.games // 2)
+    pairs = deal_sets(rules, args.games)
     with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(_("Playing"), total=pairs)
         try:
@@ -326,7 +324,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise UsageError(str(error)) from None
     for result in report.results:
-        name = f"pair-{result.pair + 1:05d}-{'ab'[result.a_side]}.json"
+        name = f"set-{result.pair + 1:05d}-game-{result.seating + 1}.json"
         (out / name).write_text(json.dumps(result.record, indent=1) + "\n", encoding="utf-8")
     console = Console()
     console.print(arena_table(report))
