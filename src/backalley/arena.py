@@ -1,12 +1,13 @@
 """Matches between bots in duplicate format, and what they show about strength.
 
 Every deal sequence is played under each seating (:func:`seatings`): with partnerships, bot A
-holds seats 0 & 2 in the first game and seats 1 & 3 in the second, over the same cards. The luck of the cards then
-cancels in the difference between the two bots, which is what the confidence interval is
-computed on. The cards of each deal come from a generator keyed by the match seed, the pair,
-and the deal's place in the game (counted deal, attempt), so both games of a pair see the same
-hands deal for deal — as long as their throw-ins (all-pass redeals) do not differ; when they
-do, the later deals are still equally random for both, only no longer identical.
+holds seats 0 & 2 in the first game and seats 1 & 3 in the second, over the same cards. The
+luck of the cards then cancels in the difference between the two bots, which is what the
+confidence interval is computed on. The cards of each deal come from a generator keyed by the
+match seed, the deal set, and the deal's place in the game (counted deal, attempt), so every
+game of a set sees the same hands deal for deal — as long as their throw-ins (all-pass
+redeals) do not differ; when they do, the later deals are still equally random for all, only
+no longer identical.
 
 >>> from backalley.rules import Ruleset
 >>> report = run_match("heuristic", "random", Ruleset.preset("standard", hand_sizes=[3, 2]),
