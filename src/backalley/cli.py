@@ -425,6 +425,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         position = Position.from_game(game)
     except ValueError:
         raise UsageError(_("the record does not end with a card due: nothing to solve")) from None
+    if position.tricks_left > 9:
+        warning = _("{count} tricks to go: the solver is slow beyond 9 and this may take minutes")
+        print(warning.format(count=position.tricks_left), file=sys.stderr)
     values = card_values(position)
     seat = position.to_move
     if args.json:
