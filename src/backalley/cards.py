@@ -127,11 +127,6 @@ def mask_cards(
     ]
 
 
-def popcount(mask: int) -> int:
-    """The number of cards in ``mask``."""
-    return mask.bit_count()
-
-
 def trump_mask(trump: int | None) -> int:
     """Every trump when ``trump`` is the trump suit: the suit and both jokers (C3); 0 for none."""
     return 0 if trump is None else SUIT_MASKS[trump] | JOKERS

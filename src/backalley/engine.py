@@ -40,6 +40,7 @@ from backalley.cards import (
     SUITS,
     CardError,
     card_name,
+    mask_of,
     parse_card,
     suit_of,
     trump_mask,
@@ -58,11 +59,6 @@ _BOARD_VALUE = 14
 def bid_action(tricks: int) -> int:
     """The action bidding ``tricks`` (0 is a pass)."""
     return PASS + tricks
-
-
-def is_bid(action: int) -> bool:
-    """Whether ``action`` is a bid rather than a card."""
-    return action >= PASS
 
 
 def action_name(action: int) -> str:
@@ -87,21 +83,6 @@ def parse_bid(text: str) -> int:
     if key and key.isascii() and key.isdigit() and int(key) <= 13:
         return PASS + int(key)
     raise ValueError(f"{text!r} is not a bid (write pass, a number of tricks, or board)")
-
-
-def parse_action(text: str) -> int:
-    """Read a card or a bid written as in a record.
-
-    :raises ValueError: when ``text`` is neither.
-    """
-    try:
-        return parse_bid(text)
-    except ValueError:
-        pass
-    try:
-        return parse_card(text)
-    except CardError:
-        raise ValueError(f"{text!r} is neither a card nor a bid") from None
 
 
 def N_(message: str) -> str:
@@ -448,7 +429,7 @@ class Game:
             raise IllegalAction(
                 "D3", N_("the hands and the stock must hold each of the 54 cards exactly once")
             )
-        hand_masks = tuple(_mask(cards) for cards in masks)
+        hand_masks = tuple(mask_of(cards) for cards in masks)
         self._begin_deal(dealer, kind, size, seats, hand_masks, tuple(stock_cards))
 
     def attach_rng(self, rng: random.Random) -> None:
@@ -577,14 +558,6 @@ class Game:
         if self._phase == _BID:
             return list(self._bid_actions)
         return []
-
-    def legal_mask(self) -> int:
-        """The cards the player on turn may play, as a mask (0 outside play)."""
-        if self._phase != _PLAY:
-            return 0
-        if self._legal is None:
-            self._legal = self._legal_cards()
-        return self._legal
 
     def _legal_cards(self) -> int:
         """The playable cards of the player on turn, as a mask (:func:`legal_cards`)."""
@@ -1025,13 +998,6 @@ def _card(card: int | str) -> int:
     if type(card) is int and 0 <= card < NUM_CARDS:
         return card
     raise CardError(f"{card!r} is not a card", repr(card))
-
-
-def _mask(cards: Iterable[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
 
 
 assert FULL_DECK >> NUM_CARDS == 0 and JOKERS >> LITTLE_BLOOPER == 3 and len(SUITS) == 4

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from backalley.engine import DealKind, Game
+from backalley.engine import PASS, DealKind, Game
 from backalley.rules import Ruleset
 
 
@@ -54,7 +54,7 @@ class Stats:
                 continue
             if deal.kind != DealKind.NORMAL:
                 continue
-            if not any(b != 54 for b in deal.bids):
+            if not any(b != PASS for b in deal.bids):
                 self.all_passes += 1
             if deal.thrown_in is None:
                 self.deals_played += 1

@@ -21,7 +21,7 @@ import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from backalley.cards import SUIT_MASKS, mask_cards, suit_of, trump_mask
+from backalley.cards import SUIT_MASKS, suit_of, trump_mask
 from backalley.engine import Deal, DealKind, Phase
 from backalley.rules import Ruleset
 
@@ -206,4 +206,4 @@ def game_next(game: Game, seat: int) -> int:
     return seats[(seats.index(seat) + 1) % len(seats)]
 
 
-__all__ = ["TRUMPS", "DealSummary", "SeatView", "mask_cards", "seat_view"]
+__all__ = ["TRUMPS", "DealSummary", "SeatView", "seat_view"]

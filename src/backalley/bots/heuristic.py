@@ -15,14 +15,9 @@ from __future__ import annotations
 
 import random
 
-from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, SUIT_MASKS, mask_cards
+from backalley.cards import BIG_BLOOPER, SUIT_MASKS, mask_cards, rank_of
 from backalley.engine import BOARD, PASS
 from backalley.view import TRUMPS, SeatView
-
-
-def _rank(card: int) -> int:
-    """Order within a suit, jokers above the ace."""
-    return 13 + card - LITTLE_BLOOPER if card >= LITTLE_BLOOPER else card % 13
 
 
 def _suit_mask(card: int, trumps: int) -> int:
@@ -56,7 +51,7 @@ def _is_top(card: int, unseen: int, trumps: int) -> bool:
 
 def _cheapest(cards: list[int], trumps: int) -> int:
     """The card that costs least to give up: low non-trumps first, then low trumps."""
-    return min(cards, key=lambda c: (bool(trumps >> c & 1), _rank(c)))
+    return min(cards, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))
 
 
 class HeuristicBot:
@@ -151,14 +146,14 @@ class HeuristicBot:
             return _cheapest(legal, trumps)  # never overtake a partner who is winning
         if not beaters:
             return _cheapest(legal, trumps)
-        cheapest_win = min(beaters, key=lambda c: (bool(trumps >> c & 1), _rank(c)))
+        cheapest_win = min(beaters, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))
         if last:
             return cheapest_win  # fourth hand: win as cheaply as possible
         tops = [c for c in beaters if _is_top(c, unseen, trumps)]
         void = not any(_suit_mask(led, trumps) >> c & 1 for c in legal)
         if len(view.trick) == 1:  # second hand low, unless a sure winner takes it cheaply
             if tops and not ours:
-                return min(tops, key=lambda c: (bool(trumps >> c & 1), _rank(c)))
+                return min(tops, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))
             if void and not ours:
                 return cheapest_win  # ruff low when void
             follow = [c for c in legal if not trumps >> c & 1] or legal
@@ -168,10 +163,10 @@ class HeuristicBot:
         # Third hand high: the lowest sure winner, else the highest card that wins for now;
         # void, the cheapest ruff.
         if tops:
-            return min(tops, key=lambda c: (bool(trumps >> c & 1), _rank(c)))
+            return min(tops, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))
         if void:
             return cheapest_win
-        return max(beaters, key=_rank)
+        return max(beaters, key=rank_of)
 
     def lead(self, view: SeatView, legal: list[int]) -> int:
         """Draw trumps when the side needs them, cash winners, else lead low from length."""
@@ -195,12 +190,12 @@ class HeuristicBot:
             and not any(c // 13 in view.voids[o] and TRUMPS not in view.voids[o] for o in opponents)
         ]
         if winners:
-            return max(winners, key=_rank)  # cash a winner where it will not be ruffed
+            return max(winners, key=rank_of)  # cash a winner where it will not be ruffed
         side_cards = [c for c in legal if not trumps >> c & 1]
         if not side_cards:
-            return min(legal, key=_rank)  # only trumps: the lowest
+            return min(legal, key=rank_of)  # only trumps: the lowest
         by_suit: dict[int, list[int]] = {}
         for card in side_cards:
             by_suit.setdefault(card // 13, []).append(card)
-        longest = max(by_suit.values(), key=lambda cs: (len(cs), -max(map(_rank, cs))))
-        return min(longest, key=_rank)
+        longest = max(by_suit.values(), key=lambda cs: (len(cs), -max(map(rank_of, cs))))
+        return min(longest, key=rank_of)

@@ -108,10 +108,6 @@ class _Search:
 
     # ------------------------------------------------------------------ the game, inside
 
-    def _follow(self) -> int:
-        led = self.trick[0]
-        return self.trumps if self.trumps >> led & 1 else SUIT_MASKS[led // 13]
-
     def _legal(self) -> int:
         seat = self.to_move
         if not self.trick:
@@ -119,7 +115,12 @@ class _Search:
                 self.hands[seat], -1, 0, self.trumps, self.broken or self.free_lead[seat], False
             )
         return legal_cards(
-            self.hands[seat], self.trick[0], self._follow(), self.trumps, True, self.blooper
+            self.hands[seat],
+            self.trick[0],
+            self._group(self.trick[0]),
+            self.trumps,
+            True,
+            self.blooper,
         )
 
     def _moves(self) -> list[int]:
@@ -143,7 +144,7 @@ class _Search:
                 moves.append(card)  # a Blooper's lead is never like another card's (P4)
                 previous = -1
                 continue
-            group = self.trumps if self.trumps >> card & 1 else SUIT_MASKS[card // 13]
+            group = self._group(card)
             if previous >= 0 and group >> previous & 1:
                 between = ((1 << card) - (1 << (previous + 1))) & group & others
                 if not between:
@@ -157,11 +158,10 @@ class _Search:
             tops = [c for c in moves if (self._group(c) & others) >> c == 0]
             rest = [c for c in reversed(moves) if (self._group(c) & others) >> c != 0]
             return tops[::-1] + rest
-        winning = self._winning_card()
+        winner, winning = self._winner()
         wins = [c for c in moves if self._beats(c, winning)]  # ascending: cheapest first
         rest = [c for c in moves if not self._beats(c, winning)]
-        leader_side = self.sides[self._winner_seat()]
-        if leader_side == self.sides[self.to_move]:
+        if self.sides[winner] == self.sides[self.to_move]:
             return rest + wins  # the side is winning the trick: play low
         return wins + rest
 
@@ -169,8 +169,8 @@ class _Search:
         """The cards ranked against ``card``: its suit, or every trump."""
         return self.trumps if self.trumps >> card & 1 else SUIT_MASKS[card // 13]
 
-    def _winner_seat(self) -> int:
-        """The seat winning the trick in progress so far."""
+    def _winner(self) -> tuple[int, int]:
+        """(seat, card) winning the trick in progress so far (P5)."""
         best = self.trick[0]
         offset = 0
         for i, card in enumerate(self.trick[1:], start=1):
@@ -179,7 +179,7 @@ class _Search:
         seat = self.leader
         for _ in range(offset):
             seat = self.next_seat[seat]
-        return seat
+        return seat, best
 
     def _beats(self, card: int, best: int) -> bool:
         trumps = self.trumps
@@ -187,14 +187,7 @@ class _Search:
             return bool(trumps >> card & 1) and card > best
         if trumps >> card & 1:
             return True
-        return bool(self._follow() >> card & 1) and card > best
-
-    def _winning_card(self) -> int:
-        best = self.trick[0]
-        for card in self.trick[1:]:
-            if self._beats(card, best):
-                best = card
-        return best
+        return bool(self._group(self.trick[0]) >> card & 1) and card > best
 
     def _play(self, card: int) -> tuple[int, int, bool, list[int], int] | None:
         """Play ``card``; at the end of a trick return what undoing needs, else None."""
@@ -204,11 +197,7 @@ class _Search:
         if len(self.trick) < len(self.seats):
             self.to_move = self.next_seat[seat]
             return None
-        best = self._winning_card()
-        offset = self.trick.index(best)
-        winner = self.leader
-        for _ in range(offset):
-            winner = self.next_seat[winner]
+        winner, _best = self._winner()
         saved = (
             self.leader,
             seat,
