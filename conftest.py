@@ -9,7 +9,6 @@ collect_ignore = (
         "src/backalley/cards.py",
         "src/backalley/rules.py",
         "src/backalley/engine.py",
-        "src/backalley/solver/__init__.py",
     ]
     if backalley.COMPILED
     else []

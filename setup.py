@@ -17,7 +17,6 @@ COMPILED = [
     "src/backalley/cards.py",
     "src/backalley/rules.py",
     "src/backalley/engine.py",
-    "src/backalley/solver/__init__.py",
 ]
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
-from backalley.solver import Position, card_values, tricks
+from backalley.solver import OutOfBudget, Position, card_values, tricks
 
 
 def brute_force(game: Game, side: int) -> int:
@@ -119,3 +119,19 @@ def test_solve_refuses_a_record_with_no_card_due(capsys):
     done = Path(__file__).parent / "records" / "draw_standard.json"
     assert main(["solve", str(done)]) == 2
     assert "nothing to solve" in capsys.readouterr().err
+
+
+def test_a_spent_budget_raises_and_leaves_the_solver_exact():
+    game = None
+    seed = 0
+    while game is None or len(game.legal_actions()) < 3:
+        seed += 1
+        game = random_position(seed)
+    position = Position.from_game(game)
+    with pytest.raises(OutOfBudget):
+        card_values(position, budget=1)
+    with pytest.raises(OutOfBudget):
+        tricks(position, budget=1)
+    values = card_values(position)
+    assert card_values(position, budget=10**9) == values
+    assert max(values.values()) == tricks(position) == brute_force(game, game.side_of(game.to_move))

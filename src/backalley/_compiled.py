@@ -17,7 +17,7 @@ from pathlib import Path
 
 _HERE = Path(__file__).parent
 #: Compiled modules, in import order (each needs only earlier ones), and their files' stems.
-_MODULES = {"cards": "cards", "rules": "rules", "engine": "engine", "solver": "solver/__init__"}
+_MODULES = {"cards": "cards", "rules": "rules", "engine": "engine"}
 
 
 def _source(name: str) -> Path:

@@ -4,11 +4,13 @@ Play follows the engine's own statement of the rules (:func:`backalley.engine.le
 following suit, P3 trump leads with the board exception, P4 Bloopers, no-trump deals), so the
 solver and the game can never disagree about what may be played.
 
-The search is a boolean "can the side still take *k* tricks?" (a null-window search), asked
-for a rising *k* with the bounds it learns kept in a transposition table at the start of each
-trick; cards that are equivalent — adjacent in their suit once the cards of the other hands
-are counted — are tried once; winning cards are tried first; and a side that cannot reach
-*k* even by taking every remaining trick, or has reached it already, stops at once.
+The search (:mod:`backalley.solver.search`, compiled by numba) is a boolean "can the side
+still take *k* tricks?" (a null-window search), asked from a guess up or down, with the
+bounds it learns kept in a transposition table at the start of each trick, keyed on relative
+ranks; cards that are equivalent — adjacent in their suit once the cards of the other hands
+are counted — are tried once; the table's best move, then cards that win, are tried first;
+and a side that cannot reach *k* even by taking every remaining trick, or has reached it
+already with its quick tricks, stops at once. A bot can cap the nodes a search may visit.
 
 >>> from backalley.engine import Game
 >>> from backalley.rules import Ruleset
@@ -27,8 +29,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backalley.cards import LITTLE_BLOOPER, SUIT_MASKS, trump_mask
-from backalley.engine import Game, legal_cards
+import numpy as np
+
+from backalley.cards import trump_mask
+from backalley.engine import Game
+from backalley.solver import search
 
 
 @dataclass(frozen=True)
@@ -73,272 +78,92 @@ class Position:
         return self.hands[self.leader].bit_count() + (1 if self.trick else 0)
 
 
-def tricks(position: Position, side: int | None = None) -> int:
-    """Tricks ``side`` (default: the side on turn) takes from here on, with best play by all."""
+class OutOfBudget(Exception):
+    """The search gave up: it would have visited more nodes than its budget allowed."""
+
+
+def tricks(position: Position, side: int | None = None, budget: int | None = None) -> int:
+    """Tricks ``side`` (default: the side on turn) takes from here on, with best play by all.
+
+    :raises OutOfBudget: if ``budget`` nodes were not enough.
+    """
     chosen = position.sides[position.to_move] if side is None else side
-    return _Search(position, chosen).value()
+    state = _state(position, chosen, budget)
+    moves, saved, frames, keys, bounds = _tables()
+    left = position.tricks_left
+    found = int(search.value(state, moves, saved, frames, keys, bounds, 0, (left + 1) // 2))
+    if found < 0:
+        raise OutOfBudget(budget)
+    return found
 
 
-def card_values(position: Position) -> dict[int, int]:
+def card_values(position: Position, budget: int | None = None) -> dict[int, int]:
     """For each legal card of the player on turn: the tricks that player's side takes from the
-    current trick on (the current trick included) if it plays that card, best play by all."""
-    search = _Search(position, position.sides[position.to_move])
-    return search.card_values()
+    current trick on (the current trick included) if it plays that card, best play by all.
+
+    :raises OutOfBudget: if ``budget`` nodes were not enough.
+    """
+    state = _state(position, position.sides[position.to_move], budget)
+    moves, saved, frames, keys, bounds = _tables()
+    cards = np.zeros(16, dtype=np.int64)
+    values = np.zeros(16, dtype=np.int64)
+    count = search.card_values(state, moves, saved, frames, keys, bounds, cards, values)
+    if count < 0:
+        raise OutOfBudget(budget)
+    return {int(cards[i]): int(values[i]) for i in range(count)}
 
 
-class _Search:
-    """Mutable search state for one position and one side; the table lives as long as it."""
+_TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def __init__(self, position: Position, side: int) -> None:
-        self.side = side
-        self.hands = list(position.hands)
-        self.seats = position.seats
-        self.sides = position.sides
-        self.trumps = position.trumps
-        self.broken = position.broken
-        self.free_lead = position.free_lead
-        self.blooper = position.blooper_forces
-        self.trick = list(position.trick)
-        self.leader = position.leader
-        self.to_move = position.to_move
-        count = len(self.seats)
-        self.next_seat = {s: self.seats[(i + 1) % count] for i, s in enumerate(self.seats)}
-        self.table: dict[tuple[object, ...], tuple[int, int]] = {}
-        self.nodes = 0
 
-    # ------------------------------------------------------------------ the game, inside
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The work arrays and transposition table, made once per process and kept: the table's
+    keys hold everything a result depends on, so entries stay true from one search to the
+    next."""
+    if not _TABLES:
+        _TABLES.append(search.new_tables())
+    return _TABLES[0]
 
-    def _legal(self) -> int:
-        seat = self.to_move
-        if not self.trick:
-            return legal_cards(
-                self.hands[seat], -1, 0, self.trumps, self.broken or self.free_lead[seat], False
-            )
-        return legal_cards(
-            self.hands[seat],
-            self.trick[0],
-            self._group(self.trick[0]),
-            self.trumps,
-            True,
-            self.blooper,
+
+def _state(position: Position, side: int, budget: int | None = None) -> np.ndarray:
+    """The position as the search's flat state array (see :mod:`backalley.solver.search`)."""
+    state = np.zeros(search.STATE_SIZE, dtype=np.int64)
+    hands = [*position.hands, 0, 0, 0, 0][:4]
+    state[search.TRUMPS] = position.trumps
+    state[search.BROKEN] = position.broken
+    state[search.BLOOPER] = position.blooper_forces
+    state[search.LEADER] = position.leader
+    state[search.TO_MOVE] = position.to_move
+    state[search.SEATS] = len(position.seats)
+    state[search.SIDE] = side
+    state[search.LIMIT] = 2**62 if budget is None else budget
+    seats = position.seats
+    config = side
+    trump_suit = next((s for s in range(4) if position.trumps >> (13 * s) & 1), 4)
+    config = config << 3 | trump_suit
+    config = config << 1 | position.blooper_forces
+    for seat in range(4):
+        in_play = seat in seats
+        side_of = position.sides[seat] if seat < len(position.sides) else 0
+        free = seat < len(position.free_lead) and position.free_lead[seat]
+        config = (config << 4) | (in_play << 3) | (side_of << 1) | free
+        state[search.HANDS + seat] = hands[seat] if in_play else 0
+        state[search.SIDES + seat] = side_of
+        state[search.FREE_LEAD + seat] = free
+        if in_play:
+            state[search.NEXT + seat] = seats[(seats.index(seat) + 1) % len(seats)]
+    state[search.CONFIG] = config
+    seat = position.leader
+    for i, card in enumerate(position.trick):
+        state[search.TRICK + i] = card
+        winning = i == 0 or search.beats(
+            card,
+            int(state[search.WIN_CARD + i - 1]),
+            position.trumps,
+            search.group_of(position.trick[0], position.trumps),
         )
-
-    def _moves(self) -> list[int]:
-        """The legal cards, one of each set of equivalent cards, promising ones first."""
-        hand = self.hands[self.to_move]
-        legal = self._legal()
-        live = 0
-        for seat in self.seats:
-            live |= self.hands[seat]
-        for card in self.trick:
-            live |= 1 << card
-        others = live & ~hand
-        moves: list[int] = []
-        previous = -1
-        card_set = legal
-        while card_set:
-            low = card_set & -card_set
-            card = low.bit_length() - 1
-            card_set ^= low
-            if card >= LITTLE_BLOOPER:
-                moves.append(card)  # a Blooper's lead is never like another card's (P4)
-                previous = -1
-                continue
-            group = self._group(card)
-            if previous >= 0 and group >> previous & 1:
-                between = ((1 << card) - (1 << (previous + 1))) & group & others
-                if not between:
-                    previous = card  # equivalent to the card kept before it
-                    continue
-            moves.append(card)
-            previous = card
-        if not self.trick:
-            # Lead the cards that are the highest still out in their suit first, then the
-            # rest from the top.
-            tops = [c for c in moves if (self._group(c) & others) >> c == 0]
-            rest = [c for c in reversed(moves) if (self._group(c) & others) >> c != 0]
-            return tops[::-1] + rest
-        winner, winning = self._winner()
-        wins = [c for c in moves if self._beats(c, winning)]  # ascending: cheapest first
-        rest = [c for c in moves if not self._beats(c, winning)]
-        if self.sides[winner] == self.sides[self.to_move]:
-            return rest + wins  # the side is winning the trick: play low
-        return wins + rest
-
-    def _group(self, card: int) -> int:
-        """The cards ranked against ``card``: its suit, or every trump."""
-        return self.trumps if self.trumps >> card & 1 else SUIT_MASKS[card // 13]
-
-    def _winner(self) -> tuple[int, int]:
-        """(seat, card) winning the trick in progress so far (P5)."""
-        best = self.trick[0]
-        offset = 0
-        for i, card in enumerate(self.trick[1:], start=1):
-            if self._beats(card, best):
-                best, offset = card, i
-        seat = self.leader
-        for _ in range(offset):
-            seat = self.next_seat[seat]
-        return seat, best
-
-    def _beats(self, card: int, best: int) -> bool:
-        trumps = self.trumps
-        if trumps >> best & 1:
-            return bool(trumps >> card & 1) and card > best
-        if trumps >> card & 1:
-            return True
-        return bool(self._group(self.trick[0]) >> card & 1) and card > best
-
-    def _play(self, card: int) -> tuple[int, int, bool, list[int], int] | None:
-        """Play ``card``; at the end of a trick return what undoing needs, else None."""
-        seat = self.to_move
-        self.hands[seat] ^= 1 << card
-        self.trick.append(card)
-        if len(self.trick) < len(self.seats):
-            self.to_move = self.next_seat[seat]
-            return None
-        winner, _best = self._winner()
-        saved = (
-            self.leader,
-            seat,
-            self.broken,
-            self.trick,
-            1 if self.sides[winner] == self.side else 0,
-        )
-        if any(self.trumps >> c & 1 for c in self.trick):
-            self.broken = True
-        self.trick = []
-        self.leader = self.to_move = winner
-        return saved
-
-    def _undo(self, card: int, saved: tuple[int, int, bool, list[int], int] | None) -> None:
-        if saved is None:
-            self.trick.pop()
-            seat = self.trick_seat_of_last()
-        else:
-            self.leader, seat, self.broken, self.trick, _ = saved
-            self.trick.pop()
-        self.hands[seat] |= 1 << card
-        self.to_move = seat
-
-    def trick_seat_of_last(self) -> int:
-        seat = self.leader
-        for _ in range(len(self.trick)):
-            seat = self.next_seat[seat]
-        return seat
-
-    # ------------------------------------------------------------------ the search
-
-    def _quick_tricks(self) -> int:
-        """Tricks the leader can cash at once: cards above every other card out in their suit
-        (or among trumps) — so that no partner is forced to overtake and take the lead —
-        where the other side cannot ruff them."""
-        leader = self.leader
-        hand = self.hands[leader]
-        side = self.sides[leader]
-        theirs = others = 0
-        for seat in self.seats:
-            if seat != leader:
-                others |= self.hands[seat]
-                if self.sides[seat] != side:
-                    theirs |= self.hands[seat]
-        trumps = self.trumps
-        sure = 0
-        if trumps and (self.broken or self.free_lead[leader] or not hand & ~trumps):
-            sure += ((hand & trumps) >> (others & trumps).bit_length()).bit_count()
-        if not theirs & trumps:
-            for suit_mask in SUIT_MASKS:
-                group = suit_mask & ~trumps
-                if group:
-                    sure += ((hand & group) >> (others & group).bit_length()).bit_count()
-        return min(sure, hand.bit_count())
-
-    def _key(self) -> tuple[object, ...]:
-        """The position at a trick start up to relative ranks (partition search, simply).
-
-        Only the order of the cards still out matters, not which were played: each hand is
-        packed against the cards remaining, with the count left in each suit, the jokers as
-        they are (a Blooper's lead depends on which it is), the leader, and broken trumps.
-        """
-        remaining = 0
-        for seat in self.seats:
-            remaining |= self.hands[seat]
-        packed: list[int] = []
-        for seat in self.seats:
-            hand = self.hands[seat]
-            bits = 0
-            place = 0
-            rest = remaining
-            while rest:
-                low = rest & -rest
-                if hand & low:
-                    bits |= 1 << place
-                place += 1
-                rest ^= low
-            packed.append(bits)
-        counts = [(remaining & SUIT_MASKS[suit]).bit_count() for suit in range(4)]
-        return (*packed, *counts, remaining >> LITTLE_BLOOPER, self.leader, self.broken)
-
-    def _left(self) -> int:
-        return self.hands[self.leader].bit_count() + (1 if self.trick else 0)
-
-    def reach(self, target: int) -> bool:
-        """Can the side still take ``target`` tricks from here?"""
-        if target <= 0:
-            return True
-        left = self._left()
-        if target > left:
-            return False
-        self.nodes += 1
-        key: tuple[object, ...] | None = None
-        if not self.trick:
-            sure = self._quick_tricks()
-            if self.sides[self.leader] == self.side:
-                if sure >= target:
-                    return True
-            elif left - sure < target:
-                return False
-            key = self._key()
-            low, high = self.table.get(key, (0, left))
-            if low >= target:
-                return True
-            if high < target:
-                return False
-        ours = self.sides[self.to_move] == self.side
-        result = not ours
-        for card in self._moves():
-            saved = self._play(card)
-            won = saved[4] if saved is not None else 0
-            ok = self.reach(target - won)
-            self._undo(card, saved)
-            if ok == ours:
-                result = ours
-                break
-        if key is not None:
-            low, high = self.table.get(key, (0, left))
-            if result:
-                low = max(low, target)
-            else:
-                high = min(high, target - 1)
-            self.table[key] = (low, high)
-        return result
-
-    def value(self) -> int:
-        """The most tricks the side is sure of, from here on."""
-        best = 0
-        while best < self._left() and self.reach(best + 1):
-            best += 1
-        return best
-
-    def card_values(self) -> dict[int, int]:
-        values = {}
-        legal = self._legal()
-        while legal:
-            low = legal & -legal
-            card = low.bit_length() - 1
-            legal ^= low
-            saved = self._play(card)
-            won = saved[4] if saved is not None else 0
-            values[card] = won + self.value()
-            self._undo(card, saved)
-        return values
+        state[search.WIN_CARD + i] = card if winning else state[search.WIN_CARD + i - 1]
+        state[search.WIN_SEAT + i] = seat if winning else state[search.WIN_SEAT + i - 1]
+        seat = state[search.NEXT + seat]
+    state[search.TRICK_LEN] = len(position.trick)
+    return state
