@@ -1,10 +1,11 @@
 """Bot strength: duplicate matches under the standard rules, with 95 % confidence intervals.
 
-    python benchmarks/strength.py [--games N] [--jobs J] [--seed S]
+    python benchmarks/strength.py [--games N] [--jobs J] [--seed S] [--ladder A:B,C:D]
 
-Each line of the issue's ladder is one match: every deal set played twice with the pairs
-swapped (see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero.
-The ladder grows as bots are added: pimc vs heuristic joins it with the solver.
+Each line of the ladder is one match: every deal set played twice with the pairs swapped
+(see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero. The
+default ladder is the issue's: heuristic against random, then pimc (at the ``hard`` level's
+budget) against heuristic.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from rich.table import Table
 from backalley.arena import run_match
 from backalley.rules import Ruleset
 
-LADDER = [("heuristic", "random")]
+LADDER = "heuristic:random,hard:heuristic"
 
 
 def main() -> None:
@@ -27,14 +28,16 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=500, help="games per match (two per deal set)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ladder", default=LADDER, help="matches A:B, comma-separated")
     args = parser.parse_args()
+    ladder = [tuple(pair.split(":", 1)) for pair in args.ladder.split(",")]
     rules = Ruleset.preset("standard")
     table = Table(
         title=f"Duplicate matches, standard rules, {args.games} games each, seed {args.seed}"
     )
     for column in ("A", "B", "A points/game", "B points/game", "A − B (95 % CI)", "A wins", "s"):
         table.add_column(column, justify="left" if column in "AB" else "right")
-    for a, b in track(LADDER, description="Matches", console=Console(stderr=True)):
+    for a, b in track(ladder, description="Matches", console=Console(stderr=True)):
         start = time.perf_counter()
         report = run_match(a, b, rules, args.games, args.seed, args.jobs)
         mean, half = report.difference

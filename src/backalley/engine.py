@@ -808,13 +808,7 @@ class Game:
         level = deal.board_level if self.rules.board_multiplier else 1
         points = []
         for contract, taken in zip(deal.contracts, deal.tricks, strict=True):
-            if contract is None:
-                points.append(0)  # S2
-            elif contract == "board":
-                points.append(10 * n * level if taken == n else -10 * n * level)  # S3
-            else:
-                bid = int(contract)
-                points.append(5 * bid + taken - bid if taken >= bid else -5 * bid)  # S1
+            points.append(deal_points(contract, taken, n, level))
         deal.points = points
         for side, p in enumerate(points):
             self.scores[side] += p
@@ -955,6 +949,17 @@ def _shuffled_deck(rng: random.Random) -> list[int]:
         number, j = divmod(number, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+def deal_points(contract: int | str | None, taken: int, hand_size: int, level: int) -> int:
+    """What a side scores for a deal: S1 for a number, S2 without a contract, S3 for board
+    (``level`` is the board level, or 1 without ``board_multiplier``)."""
+    if contract is None:
+        return 0  # S2
+    if contract == "board":
+        return 10 * hand_size * level if taken == hand_size else -10 * hand_size * level  # S3
+    bid = int(contract)
+    return 5 * bid + taken - bid if taken >= bid else -5 * bid  # S1
 
 
 def legal_cards(

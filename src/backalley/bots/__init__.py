@@ -52,12 +52,11 @@ def make_bot(name: str) -> Bot:
 
     :raises ValueError: for an unknown name.
     """
-    key = LEVELS.get(name, name)
-    try:
-        return BOTS[key]()
-    except KeyError:
+    factory = BOTS.get(LEVELS.get(name, name))
+    if factory is None:
         known = ", ".join([*BOTS, *LEVELS])
-        raise ValueError(f"unknown bot {name!r}: choose one of {known}") from None
+        raise ValueError(f"unknown bot {name!r}: choose one of {known}")
+    return factory(**LEVEL_SETTINGS.get(name, {}))
 
 
 def _random() -> Bot:
@@ -72,9 +71,21 @@ def _heuristic() -> Bot:
     return HeuristicBot()
 
 
-#: Bots by name.
-BOTS: dict[str, Callable[[], Bot]] = {"random": _random, "heuristic": _heuristic}
-#: Levels people choose from, and the bot behind each (``pimc`` will take hard and expert).
-LEVELS: dict[str, str] = {"easy": "random", "medium": "heuristic"}
+def _pimc(**settings: float) -> Bot:
+    from backalley.bots.pimc import PimcBot
 
-__all__ = ["BOTS", "LEVELS", "Bot", "make_bot", "play_game"]
+    return PimcBot(**settings)  # type: ignore[arg-type]
+
+
+#: Bots by name.
+BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "heuristic": _heuristic, "pimc": _pimc}
+#: Levels people choose from, and the bot behind each.
+LEVELS: dict[str, str] = {"easy": "random", "medium": "heuristic", "hard": "pimc", "expert": "pimc"}
+#: The budgets that make ``pimc`` a ``hard`` or an ``expert`` player: deals solved per
+#: decision, seconds per decision, and solver nodes per deal.
+LEVEL_SETTINGS: dict[str, dict[str, float]] = {
+    "hard": {"samples": 10, "seconds": 0.5, "nodes": 150_000},
+    "expert": {"samples": 40, "seconds": 1.5, "nodes": 1_500_000},
+}
+
+__all__ = ["BOTS", "LEVELS", "LEVEL_SETTINGS", "Bot", "make_bot", "play_game"]

@@ -54,6 +54,45 @@ def _cheapest(cards: list[int], trumps: int) -> int:
     return min(cards, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))
 
 
+def estimate_hand(hand: int, trumps: int, unseen: int, n: int) -> tuple[float, int]:
+    """Expected tricks of ``hand`` (of ``n`` cards) and how many of its cards are sure
+    winners, given the cards its holder has not seen."""
+    cards = mask_cards(hand)
+    my_trumps = [c for c in cards if trumps >> c & 1]
+    tricks = 0.0
+    sure = 0
+    for card in sorted(my_trumps, reverse=True):
+        higher_out = (trumps & unseen) >> (card + 1)
+        above = higher_out.bit_count()
+        if above == 0:
+            tricks += 1.0
+            sure += 1
+        elif above == 1:
+            tricks += 0.75 if len(my_trumps) >= 2 else 0.5
+        elif above == 2:
+            tricks += 0.45 if len(my_trumps) >= 3 else 0.2
+    tricks += 0.55 * max(0, len(my_trumps) - 3)  # long trumps take tricks late
+    for suit in range(4):
+        suit_cards = [c for c in cards if SUIT_MASKS[suit] >> c & 1 and not trumps >> c & 1]
+        if trumps and SUIT_MASKS[suit] & trumps:
+            continue
+        length = len(suit_cards)
+        for card in suit_cards:
+            above = ((SUIT_MASKS[suit] & unseen) >> (card + 1)).bit_count()
+            if above == 0:
+                ruff_risk = 0.08 * max(0, n - 5) if trumps else 0.0
+                tricks += max(0.5, 0.95 - ruff_risk)
+                sure += 1 if n <= 3 or not trumps else 0
+            elif above == 1 and length >= 2:
+                tricks += 0.5
+            elif above == 2 and length >= 3:
+                tricks += 0.2
+        spare = len(my_trumps) - 1
+        if trumps and spare > 0 and length <= 1 and n >= 4:
+            tricks += 0.6 if length == 0 else 0.3  # ruffing a short suit
+    return min(tricks, float(n)), sure
+
+
 class HeuristicBot:
     """Sound bidding and the classic maxims of card play; deterministic."""
 
@@ -72,42 +111,7 @@ class HeuristicBot:
 
     def estimate(self, view: SeatView) -> tuple[float, int]:
         """Expected tricks of this hand, and how many of its cards are sure winners."""
-        hand, trumps, unseen = view.hand, view.trump_cards, view.unseen
-        cards = mask_cards(hand)
-        n = view.hand_size
-        my_trumps = [c for c in cards if trumps >> c & 1]
-        tricks = 0.0
-        sure = 0
-        for card in sorted(my_trumps, reverse=True):
-            higher_out = (trumps & unseen) >> (card + 1)
-            above = higher_out.bit_count()
-            if above == 0:
-                tricks += 1.0
-                sure += 1
-            elif above == 1:
-                tricks += 0.75 if len(my_trumps) >= 2 else 0.5
-            elif above == 2:
-                tricks += 0.45 if len(my_trumps) >= 3 else 0.2
-        tricks += 0.55 * max(0, len(my_trumps) - 3)  # long trumps take tricks late
-        for suit in range(4):
-            suit_cards = [c for c in cards if SUIT_MASKS[suit] >> c & 1 and not trumps >> c & 1]
-            if trumps and SUIT_MASKS[suit] & trumps:
-                continue
-            length = len(suit_cards)
-            for card in suit_cards:
-                above = ((SUIT_MASKS[suit] & unseen) >> (card + 1)).bit_count()
-                if above == 0:
-                    ruff_risk = 0.08 * max(0, n - 5) if trumps else 0.0
-                    tricks += max(0.5, 0.95 - ruff_risk)
-                    sure += 1 if n <= 3 or not trumps else 0
-                elif above == 1 and length >= 2:
-                    tricks += 0.5
-                elif above == 2 and length >= 3:
-                    tricks += 0.2
-            spare = len(my_trumps) - 1
-            if trumps and spare > 0 and length <= 1 and n >= 4:
-                tricks += 0.6 if length == 0 else 0.3  # ruffing a short suit
-        return min(tricks, float(n)), sure
+        return estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
 
     def bid(self, view: SeatView, legal: list[int]) -> int:
         """Pass, a number of tricks, or board (B1), from the estimate and the partner's bid."""

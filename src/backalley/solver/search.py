@@ -229,52 +229,94 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int) -> int:
         row[count] = card
         count += 1
         previous = card if card < LITTLE else -1  # a Blooper's lead is like no other (P4)
-    # The cards are ascending in row[:count]; put them in order through the scratch half.
-    scratch = moves[ply, MOVE_ROW:]
-    n = 0
-    if state[TRICK_LEN] == 0:
-        # Lead the cards that are highest among those still out in their group first (from
-        # the top), then the rest from the top.
-        for k in range(count - 1, -1, -1):
-            card = row[k]
-            if (group_of(card, trumps) & others) >> card == 0:
-                scratch[n] = card
-                n += 1
-        for k in range(count - 1, -1, -1):
-            card = row[k]
-            if (group_of(card, trumps) & others) >> card != 0:
-                scratch[n] = card
-                n += 1
-    else:
-        i = state[TRICK_LEN] - 1
-        win_card = state[WIN_CARD + i]
-        led_group = group_of(state[TRICK], trumps)
-        partner_wins = state[SIDES + state[WIN_SEAT + i]] == state[SIDES + seat]
-        for phase in range(2):
-            for k in range(count):
-                card = row[k]
-                wins = beats(card, win_card, trumps, led_group)
-                if wins != (partner_wins == (phase == 0)):
-                    scratch[n] = card
-                    n += 1
-    first = 0
-    if hint >= 0:
-        for k in range(n):
-            if scratch[k] == hint:
-                row[0] = hint
-                first = 1
-                break
-    for k in range(n):
-        if scratch[k] != hint or first == 0:
-            row[first] = scratch[k]
-            first += 1
+    # The cards are ascending in row[:count]: score each (in the scratch half), then sort.
+    scores = moves[ply, MOVE_ROW:]
+    for k in range(count):
+        scores[k] = move_score(state, row[k], others)
+        if row[k] == hint:
+            scores[k] = 1000
+    for k in range(1, count):
+        card = row[k]
+        score = scores[k]
+        j = k - 1
+        while j >= 0 and scores[j] < score:
+            row[j + 1] = row[j]
+            scores[j + 1] = scores[j]
+            j -= 1
+        row[j + 1] = card
+        scores[j + 1] = score
     return count
 
 
 @njit(cache=True)
+def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
+    """The card ``seat`` could beat others with in this trick: its highest of the suit led,
+    or, void in it, its highest trump; -1 if neither."""
+    hand = state[HANDS + seat]
+    follow = hand & led_group
+    if follow:
+        return bit_length(follow) - 1
+    ruff = hand & state[TRUMPS]
+    if ruff:
+        return bit_length(ruff) - 1
+    return -1
+
+
+@njit(cache=True)
+def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> bool:
+    """Would ``card``, winning the trick now, stay ahead of every opponent still to play?"""
+    trumps = state[TRUMPS]
+    later = state[NEXT + seat]
+    for _ in range(state[SEATS] - 1 - state[TRICK_LEN]):
+        if state[SIDES + later] != state[SIDES + seat]:
+            threat = best_threat(state, later, led_group)
+            if threat >= 0 and beats(threat, card, trumps, led_group):
+                return False
+        later = state[NEXT + later]
+    return True
+
+
+@njit(cache=True)
+def move_score(state: np.ndarray, card: int, others: int) -> int:
+    """How promising ``card`` is for the player on turn (higher: try it sooner)."""
+    seat = state[TO_MOVE]
+    trumps = state[TRUMPS]
+    group = group_of(card, trumps)
+    rank = card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
+    if state[TRICK_LEN] == 0:
+        out = group & others
+        if out >> card == 0:
+            return 100 + rank  # a winner: cash it
+        top = bit_length(out) - 1
+        partner_top = False
+        for mate in range(4):
+            if mate != seat and state[SIDES + mate] == state[SIDES + seat]:
+                partner_top = partner_top or (state[HANDS + mate] >> top) & 1 == 1
+        if partner_top:
+            return 80 - rank  # low to partner's winner
+        return 50 - rank  # low from a suit the other side controls
+    i = state[TRICK_LEN] - 1
+    win_card = state[WIN_CARD + i]
+    win_seat = state[WIN_SEAT + i]
+    led_group = group_of(state[TRICK], trumps)
+    wins = beats(card, win_card, trumps, led_group)
+    ruff = 20 if (trumps >> card) & 1 and not (led_group & trumps) else 0
+    if state[SIDES + win_seat] == state[SIDES + seat] and safe_from_later(
+        state, win_card, win_seat, led_group
+    ):
+        return 10 - rank if wins else 100 - rank - ruff  # partner has it: play low
+    if wins and safe_from_later(state, card, seat, led_group):
+        return 90 - rank - ruff  # the cheapest sure winner
+    if wins:
+        return 30 - rank - ruff
+    return 60 - rank - ruff  # low
+
+
+@njit(cache=True)
 def quick_tricks(state: np.ndarray) -> int:
-    """Tricks the leader can cash at once: cards above every other card out in their group,
-    that the other side cannot ruff (so no partner is forced to overtake either)."""
+    """Tricks the leader can cash at once: cards above every other card out in their group
+    (so no partner is forced to overtake), as many as the other side must follow to before
+    a hand of it could ruff."""
     leader = state[LEADER]
     hand = state[HANDS + leader]
     side = state[SIDES + leader]
@@ -289,13 +331,41 @@ def quick_tricks(state: np.ndarray) -> int:
     sure = 0
     if trumps and (state[BROKEN] or state[FREE_LEAD + leader] or (hand & ~trumps) == 0):
         sure += popcount((hand & trumps) >> bit_length(others & trumps))
-    if (theirs & trumps) == 0:
-        for suit in range(4):
-            group = (SUIT << (13 * suit)) & ~trumps
-            if group:
-                sure += popcount((hand & group) >> bit_length(others & group))
+    for suit in range(4):
+        group = (SUIT << (13 * suit)) & ~trumps
+        if group == 0:
+            continue
+        cash = popcount((hand & group) >> bit_length(others & group))
+        if cash and theirs & trumps:
+            # An opponent with trumps follows as long as it holds the suit, then may ruff.
+            for seat in range(4):
+                if state[SIDES + seat] != side and state[HANDS + seat] & trumps:
+                    length = popcount(state[HANDS + seat] & group)
+                    if length < cash:
+                        cash = length
+        sure += cash
     held = popcount(hand)
     return sure if sure < held else held
+
+
+@njit(cache=True)
+def trump_masters(state: np.ndarray, ours: bool) -> int:
+    """Tricks a side (the side counted, or the other) is sure of from its top trumps: a trump
+    above every trump of the other side wins the trick it is played to, and one hand's such
+    trumps fall in different tricks."""
+    trumps = state[TRUMPS]
+    theirs = 0
+    for seat in range(4):
+        if (state[SIDES + seat] == state[SIDE]) != ours:
+            theirs |= state[HANDS + seat]
+    above = bit_length(theirs & trumps)
+    best = 0
+    for seat in range(4):
+        if (state[SIDES + seat] == state[SIDE]) == ours:
+            count = popcount((state[HANDS + seat] & trumps) >> above)
+            if count > best:
+                best = count
+    return best
 
 
 @njit(cache=True)
@@ -382,6 +452,11 @@ def open_node(
                 return 1
         elif left - sure < target:
             return 0
+        if state[TRUMPS]:
+            if trump_masters(state, True) >= target:
+                return 1
+            if left - trump_masters(state, False) < target:
+                return 0
         key = saved[ply, 11:]
         slot = key_of(state, key)
         if same_key(keys, slot, key):

@@ -1,0 +1,265 @@
+"""Perfect-information Monte Carlo: deal out the cards this seat cannot see, solve each deal
+double dummy, and play the card (or make the bid) that scores best on average.
+
+The hidden cards are dealt consistently with everything the seat has seen: its own hand, the
+cards played, the turn-up and a joker discarded face up (D4) are out of the pool; a seat that
+failed to follow a suit holds none of it (P2); a seat that answered a Blooper lead with a
+trump holds no trump above it (Big Blooper) or below it (Little Blooper) (P4). The card
+another seat drew in a joker exchange is private, so it is just one of the unseen cards.
+
+Each deal is scored, not merely counted: the side's final tricks are turned into points by
+S1–S3 for both sides (in a four-player game, ours minus theirs), so the bot weighs making its
+contract and setting the other side's as the score sheet does. Among cards that score the
+same, the heuristic bot's choice breaks the tie.
+
+Time is bounded three ways: a number of samples, a wall-clock budget per decision, and a node
+budget per solve. When no sample can be solved within budget (large hands early in a deal),
+the bot plays as the heuristic bot does and says so in :attr:`PimcBot.fallbacks`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from backalley.bots.heuristic import HeuristicBot, estimate_hand
+from backalley.cards import BIG_BLOOPER, FULL_DECK, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, mask_of
+from backalley.engine import BOARD, PASS, DealKind, deal_points
+from backalley.solver import OutOfBudget, Position, card_values, tricks
+from backalley.view import TRUMPS, SeatView
+
+
+@dataclass
+class PimcBot:
+    """A sampling player; ``samples``, ``seconds`` and ``nodes`` bound each decision."""
+
+    samples: int = 16  #: deals solved per decision, at most
+    seconds: float = 1.0  #: wall-clock budget per decision (one sample is always tried)
+    nodes: int = 400_000  #: node budget of one solve
+    name: str = "pimc"
+    fallback: HeuristicBot = field(default_factory=HeuristicBot)
+    fallbacks: int = 0  #: decisions left to the heuristic bot for want of a solved sample
+
+    def act(self, view: SeatView, rng: random.Random) -> int:
+        """A bid or a card, from solved samples of the hidden hands."""
+        legal = list(view.legal_actions)
+        if len(legal) == 1:
+            return legal[0]
+        if legal[0] >= PASS:
+            return self.bid(view, legal, rng)
+        return self.play(view, legal, rng)
+
+    # ---------------------------------------------------------------- card play
+
+    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The card with the best mean score over the solved samples."""
+        assert view.seat is not None
+        side = view.rules.side_of(view.seat)
+        totals = dict.fromkeys(legal, 0.0)
+        solved = 0
+        for hands in self._samples(view, rng):
+            try:
+                values = card_values(_position(view, hands), budget=self.nodes)
+            except OutOfBudget:
+                if solved == 0:
+                    break  # the deal is still too big to solve in budget
+                continue
+            solved += 1
+            for card, value in values.items():
+                totals[card] += _outcome(view, side, view.tricks_won[side] + value)
+        if solved == 0:
+            self.fallbacks += 1
+            return self.fallback.play(view, legal)
+        best = max(totals.values())
+        choices = [card for card in legal if totals[card] >= best - 1e-9]
+        return choices[0] if len(choices) == 1 else self.fallback.play(view, choices)
+
+    # ---------------------------------------------------------------- bidding
+
+    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The bid with the best mean score (S1–S3) over the side's tricks in solved deals.
+
+        The lead is taken to go to the highest bid so far (P1). With a partner still to bid,
+        this seat bids its share of the side's tricks, in proportion to the two hands'
+        estimated strength in each sample; after the partner, it completes the contract.
+        """
+        assert view.seat is not None
+        me = view.seat
+        side = view.rules.side_of(me)
+        partner = _partner(view)
+        partner_bid = next((b for s, b in view.bids if s == partner), None)
+        if partner_bid == BOARD:
+            return PASS  # our number would not count (B3)
+        leader = _leader_so_far(view)
+        mine, _sure = estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
+        outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
+        for hands in self._samples(view, rng):
+            position = _position(view, hands, leader=leader)
+            try:
+                taken = tricks(position, side=side, budget=self.nodes)
+            except OutOfBudget:
+                if not outcomes:
+                    break
+                continue
+            share = 1.0
+            if partner is not None and partner_bid is None:
+                held = hands[partner]
+                unseen = _unseen_by(view, held)
+                theirs, _ = estimate_hand(held, view.trump_cards, unseen, view.hand_size)
+                share = mine / (mine + theirs) if mine + theirs > 0 else 0.5
+            outcomes.append((taken, share))
+        if len(outcomes) < 2:
+            self.fallbacks += 1
+            return self.fallback.bid(view, legal)
+        n = view.hand_size
+        level = view.board_level + 1 if view.rules.board_multiplier else 1
+        partner_number = 0 if partner_bid is None else partner_bid - PASS
+
+        def expected(action: int) -> float:
+            total = 0.0
+            for taken, share in outcomes:
+                if action == BOARD:
+                    total += deal_points("board", taken, n, level)
+                elif partner is not None and partner_bid is None:
+                    total += deal_points(action - PASS or None, round(taken * share), n, 1)
+                else:
+                    contract = partner_number + action - PASS
+                    total += deal_points(contract or None, taken, n, 1)
+            return total / len(outcomes)
+
+        return max(legal, key=lambda action: (expected(action), -action))
+
+    # ---------------------------------------------------------------- sampling
+
+    def _samples(self, view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+        """Up to ``samples`` deals of the hidden cards, within the time budget."""
+        deadline = time.perf_counter() + self.seconds
+        banned = exclusions(view)
+        for i in range(self.samples):
+            if i and time.perf_counter() > deadline:
+                return
+            hands = deal_hidden(view, rng, banned)
+            if hands is None:
+                hands = deal_hidden(view, rng, exclusions(view, bloopers=False))
+            if hands is None:
+                return
+            yield hands
+
+
+def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
+    """Per seat, the unseen cards it cannot hold, from what it has shown (P2, P4)."""
+    trumps = view.trump_cards
+    banned = [0] * view.rules.num_players
+    for seat, voids in enumerate(view.voids):
+        for suit in voids:
+            banned[seat] |= trumps if suit == TRUMPS else SUIT_MASKS[suit] & ~trumps
+    if not (bloopers and view.rules.blooper_forces and trumps):
+        return banned
+    seats = view.seats_in_deal
+    rounds = list(view.completed_tricks)
+    if view.trick:
+        rounds.append((view.trick[0][0], tuple(card for _, card in view.trick)))
+    for leader, cards in rounds:
+        if cards[0] < LITTLE_BLOOPER:
+            continue
+        seat = leader
+        for card in cards[1:]:
+            seat = seats[(seats.index(seat) + 1) % len(seats)]
+            if trumps >> card & 1:
+                if cards[0] == BIG_BLOOPER:  # played the highest trump held (P4)
+                    banned[seat] |= trumps & ~((2 << card) - 1)
+                else:  # played the lowest
+                    banned[seat] |= trumps & ((1 << card) - 1)
+    return banned
+
+
+def deal_hidden(view: SeatView, rng: random.Random, banned: list[int]) -> list[int] | None:
+    """Hands for every seat: this seat's own, and the unseen cards dealt to the others at
+    random within ``banned`` (the rest stay in the stock); None if no deal fits."""
+    assert view.seat is not None
+    others = [s for s in view.seats_in_deal if s != view.seat]
+    for _attempt in range(50):
+        hands = [0] * view.rules.num_players
+        hands[view.seat] = view.hand
+        pool = view.unseen
+        # The seat with the least room to spare is dealt first.
+        order = sorted(
+            others,
+            key=lambda s: ((pool & ~banned[s]).bit_count() - view.hand_counts[s], rng.random()),
+        )
+        for seat in order:
+            allowed = mask_cards(pool & ~banned[seat])
+            if len(allowed) < view.hand_counts[seat]:
+                break
+            hands[seat] = mask_of(rng.sample(allowed, view.hand_counts[seat]))
+            pool &= ~hands[seat]
+        else:
+            return hands
+    return None
+
+
+def _position(view: SeatView, hands: list[int], leader: int | None = None) -> Position:
+    """The sampled deal as the solver sees it: at the trick in progress, or (bidding) at the
+    opening lead of ``leader``."""
+    rules = view.rules
+    trick = view.trick if leader is None else ()
+    if leader is None:
+        assert view.to_move is not None
+        to_move = view.to_move
+        leader = trick[0][0] if trick else to_move
+    else:
+        to_move = leader
+    return Position(
+        hands=tuple(hands),
+        seats=view.seats_in_deal,
+        sides=tuple(rules.side_of(s) for s in range(rules.num_players)),
+        trumps=view.trump_cards,
+        broken=view.trumps_broken,
+        free_lead=view.free_trump_lead,
+        blooper_forces=rules.blooper_forces,
+        trick=tuple(card for _, card in trick),
+        leader=leader,
+        to_move=to_move,
+    )
+
+
+def _outcome(view: SeatView, side: int, taken: int) -> float:
+    """What ending the deal with ``taken`` tricks is worth to ``side``: its points less the
+    other side's (four players), its points (three), its tricks (a tie-breaker)."""
+    if view.deal_kind != DealKind.NORMAL:
+        return taken
+    n = view.hand_size
+    level = view.board_level if view.rules.board_multiplier else 1
+    mine = deal_points(view.contracts[side], taken, n, level)
+    if view.rules.num_sides != 2:
+        return mine
+    return mine - deal_points(view.contracts[1 - side], n - taken, n, level)
+
+
+def _partner(view: SeatView) -> int | None:
+    if view.rules.num_players != 4 or view.seat is None:
+        return None
+    return (view.seat + 2) % 4
+
+
+def _leader_so_far(view: SeatView) -> int:
+    """Who would lead if bidding ended now (P1): the highest bid, the earlier on a tie (board
+    ties aside), else the player left of the dealer."""
+    best: tuple[int, int] | None = None
+    for seat, action in view.bids:
+        if action > PASS and (best is None or action > best[1]):
+            best = (seat, action)
+    if best is not None:
+        return best[0]
+    assert view.dealer is not None
+    seats = view.seats_in_deal
+    return seats[(seats.index(view.dealer) + 1) % len(seats)] if view.dealer in seats else seats[0]
+
+
+def _unseen_by(view: SeatView, hand: int) -> int:
+    """The cards the holder of ``hand`` has not seen."""
+    seen = hand | view.played | mask_of(view.turned_up)
+    if view.joker_shown is not None:
+        seen |= 1 << view.joker_shown[1]
+    return FULL_DECK & ~seen
