@@ -89,9 +89,9 @@ def tricks(position: Position, side: int | None = None, budget: int | None = Non
     """
     chosen = position.sides[position.to_move] if side is None else side
     state = _state(position, chosen, budget)
-    moves, saved, frames, keys, bounds = _tables()
+    moves, saved, frames, table = _tables()
     left = position.tricks_left
-    found = int(search.value(state, moves, saved, frames, keys, bounds, 0, (left + 1) // 2))
+    found = int(search.value(state, moves, saved, frames, table, 0, (left + 1) // 2))
     if found < 0:
         raise OutOfBudget(budget)
     return found
@@ -104,19 +104,19 @@ def card_values(position: Position, budget: int | None = None) -> dict[int, int]
     :raises OutOfBudget: if ``budget`` nodes were not enough.
     """
     state = _state(position, position.sides[position.to_move], budget)
-    moves, saved, frames, keys, bounds = _tables()
+    moves, saved, frames, table = _tables()
     cards = np.zeros(16, dtype=np.int64)
     values = np.zeros(16, dtype=np.int64)
-    count = search.card_values(state, moves, saved, frames, keys, bounds, cards, values)
+    count = search.card_values(state, moves, saved, frames, table, cards, values)
     if count < 0:
         raise OutOfBudget(budget)
     return {int(cards[i]): int(values[i]) for i in range(count)}
 
 
-_TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+_TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
 
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The work arrays and transposition table, made once per process and kept: the table's
     keys hold everything a result depends on, so entries stay true from one search to the
     next."""

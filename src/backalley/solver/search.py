@@ -5,10 +5,12 @@ Everything lives in flat int64 arrays so that numba can compile it to machine co
 - ``state``: the position (fields at the offsets below) and a node counter;
 - ``moves``: one row of candidate cards per ply, so the search allocates nothing;
 - ``saved``: one row per ply of what undoing a completed trick needs, and the table key;
-- ``keys`` / ``bounds``: the transposition table, filled at trick starts only, keyed on
-  the hands *up to relative rank* (only the order of the cards still out matters) together
-  with everything else that decides the outcome, so that entries stay true across searches
-  and across deals: a bot solving many sampled deals reuses the endings they share.
+- ``table``: the transposition table, filled at trick starts only. Its entries use
+  *partition search*: a result is stored with how many of the top cards of each suit it
+  rested on, and holds for every position with the same hand lengths and the same owners
+  of those cards, whatever the small cards below them. The key also holds everything else
+  that decides the outcome, so that entries stay true across searches and across deals:
+  a bot solving many sampled deals reuses the endings they share.
 
 Play follows :func:`backalley.engine.legal_cards` (P2–P4) exactly; tests check the two
 against each other and against DDS.
@@ -30,7 +32,6 @@ SEATS = 6  #: seats in play
 SIDE = 7  #: the side whose tricks are counted
 NODES = 8
 CONFIG = 9  #: what the table key needs besides the cards: rules, seating, side
-LIMIT = 38  #: give up once NODES reaches it (a bot's budget)
 HANDS = 10  #: 4 hands
 NEXT = 14  #: 4 next seats, clockwise among the seats in play
 SIDES = 18  #: 4 sides
@@ -38,38 +39,52 @@ FREE_LEAD = 22  #: 4 flags: the board exception of P3 (c)
 TRICK = 26  #: 4 cards of the trick in progress
 WIN_CARD = 30  #: 4: the card winning the trick after each card played
 WIN_SEAT = 34  #: 4: its seat
-STATE_SIZE = 39
+LIMIT = 38  #: give up once NODES reaches it (a bot's budget)
+REL = 39  #: out: the cards whose ranks the last answer rests on
+HINT = 40  #: out: a best move the table remembers
+STATE_SIZE = 41
 
 # Columns of ``frames``, one row per ply of the search.
 TARGET = 0  #: tricks the side must still take from this node
-SLOT = 1  #: table slot (trick starts), else -1
+BUCKET = 1  #: table bucket (trick starts), else -1
 COUNT = 2  #: moves generated
 MOVE = 3  #: the move being tried
 WON = 4  #: what playing it returned (see play)
 SEAT = 5  #: the seat on turn
 OURS = 6  #: 1 if that seat is on the side
-LEFT = 7  #: tricks left
-FRAME_SIZE = 8
+RELEVANT = 7  #: cards the answers of the children tried so far rest on
+CONTRIBUTION = 8  #: the winning card of the trick the move completed, if its rank mattered
+FRAME_SIZE = 9
 
 MAX_PLY = 64
 MOVE_ROW = 16
-TABLE_BITS = 19
-TABLE_SIZE = 1 << TABLE_BITS
-KEY_WORDS = 5
+SAVED_TRICK = 11  #: ``saved`` columns: a completed trick, then the position's description
+SAVED_SIZE = SAVED_TRICK + 10
+
+# The table: buckets of WAYS entries, and a round-robin counter after them.
+BUCKET_BITS = 17
+WAYS = 4
+KIND = 6  #: entry column: 0 empty, LOWER or UPPER
+BOUND = 7  #: tricks at least (LOWER) or at most (UPPER)
+THRESHOLDS = 8  #: how many top cards of each suit mattered, 4 bits a suit
+BEST = 9  #: the move that proved it, or -1
+ENTRY_SIZE = 10
+LOWER = 1
+UPPER = 2
 
 LITTLE = 52
 BIG = 53
 SUIT = 0x1FFF
+SUIT_ONLY = (1 << LITTLE) - 1  #: every card but the jokers
 
 
-def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Fresh work arrays: moves, saved tricks, frames, table keys, table bounds."""
+def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fresh work arrays: moves, saved tricks and descriptions, frames, and the table."""
     return (
         np.zeros((MAX_PLY, 2 * MOVE_ROW), dtype=np.int64),
+        np.zeros((MAX_PLY, SAVED_SIZE), dtype=np.int64),
         np.zeros((MAX_PLY, FRAME_SIZE), dtype=np.int64),
-        np.zeros((MAX_PLY, 11 + KEY_WORDS), dtype=np.int64),
-        np.zeros((TABLE_SIZE, KEY_WORDS), dtype=np.int64),
-        np.zeros((TABLE_SIZE, 3), dtype=np.int64),
+        np.zeros((1 << BUCKET_BITS, WAYS + 1, ENTRY_SIZE), dtype=np.int64),
     )
 
 
@@ -136,7 +151,8 @@ def legal(state: np.ndarray) -> int:
 @njit(cache=True)
 def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
     """Play ``card`` for the player on turn: 1 if it completes a trick the side wins, 0 if it
-    completes one the side loses, -1 if the trick goes on."""
+    completes one the side loses, -1 if the trick goes on. A completed trick's winning card
+    goes to state[REL] if it beat a card of its own group (its rank mattered), else 0."""
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
     state[HANDS + seat] ^= 1 << card
@@ -164,9 +180,14 @@ def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
         row[2 + j] = state[TRICK + j]
         row[5 + j] = state[WIN_CARD + j]
         row[8 + j] = state[WIN_SEAT + j]
+    state[REL] = 0
+    win_group = group_of(win_card, trumps)
     for j in range(i + 1):
-        if (trumps >> state[TRICK + j]) & 1:
+        other = state[TRICK + j]
+        if (trumps >> other) & 1:
             state[BROKEN] = 1
+        if other != win_card and (win_group >> other) & 1:
+            state[REL] = 1 << win_card  # it won by its rank: its rank matters
     state[TRICK_LEN] = 0
     state[LEADER] = win_seat
     state[TO_MOVE] = win_seat
@@ -369,55 +390,169 @@ def trump_masters(state: np.ndarray, ours: bool) -> int:
 
 
 @njit(cache=True)
-def key_of(state: np.ndarray, key: np.ndarray) -> int:
-    """Fill ``key`` with the position at a trick start up to relative ranks; return its slot."""
-    remaining = 0
-    for seat in range(4):
-        remaining |= state[HANDS + seat]
-    packed0 = 0
-    packed1 = 0
-    packed2 = 0
-    packed3 = 0
-    place = 0
-    rest = remaining
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        if state[HANDS + 0] & low:
-            packed0 |= 1 << place
-        elif state[HANDS + 1] & low:
-            packed1 |= 1 << place
-        elif state[HANDS + 2] & low:
-            packed2 |= 1 << place
-        else:
-            packed3 |= 1 << place
-        place += 1
-    meta = state[CONFIG]
+def masters(state: np.ndarray, seat: int) -> int:
+    """The cards of ``seat`` above every other card still out in their group."""
+    trumps = state[TRUMPS]
+    hand = state[HANDS + seat]
+    others = 0
+    for other in range(4):
+        if other != seat:
+            others |= state[HANDS + other]
+    found = 0
+    if trumps:
+        found |= (hand & trumps) >> bit_length(others & trumps) << bit_length(others & trumps)
     for suit in range(4):
-        meta = (meta << 4) | popcount(remaining & (SUIT << (13 * suit)))
-    meta = (((meta << 2) | (remaining >> LITTLE)) << 3) | (state[LEADER] << 1) | state[BROKEN]
-    key[0] = packed0
-    key[1] = packed1
-    key[2] = packed2
-    key[3] = packed3
-    key[4] = meta
-    mixed = np.uint64(0x9E3779B97F4A7C15)
-    for word in range(KEY_WORDS):
-        mixed = (mixed ^ np.uint64(key[word])) * np.uint64(0xBF58476D1CE4E5B9)
-        mixed ^= mixed >> np.uint64(29)
-    return np.int64(mixed >> np.uint64(64 - TABLE_BITS))
+        group = (SUIT << (13 * suit)) & ~trumps
+        top = bit_length(others & group)
+        found |= (hand & group) >> top << top
+    return found
 
 
 @njit(cache=True)
-def same_key(keys: np.ndarray, slot: int, key: np.ndarray) -> bool:
-    entry = keys[slot]
-    return (
-        entry[4] == key[4]
-        and entry[0] == key[0]
-        and entry[1] == key[1]
-        and entry[2] == key[2]
-        and entry[3] == key[3]
-    )
+def describe(state: np.ndarray, desc: np.ndarray) -> int:
+    """Describe the position at a trick start for the table; return its bucket.
+
+    ``desc`` gets: [0] how many cards of each suit each hand holds, [1] everything else
+    that decides the outcome (rules and seating, who holds each joker, leader, broken
+    trumps), [2:6] per suit, who holds each card still out, from the top (2 bits a card),
+    [6:10] how many cards of each suit are still out. An entry of the table stores, per
+    suit, how many of the top cards mattered to its result (partition search): a position
+    matches if its counts and its owners of those cards are the same — the rest of each
+    suit is just "small cards".
+    """
+    counts = 0
+    for seat in range(4):
+        hand = state[HANDS + seat]
+        for suit in range(4):
+            counts = (counts << 4) | popcount(hand & (SUIT << (13 * suit)))
+    meta = state[CONFIG]
+    for joker in range(LITTLE, BIG + 1):
+        owner = 0
+        for seat in range(4):
+            if (state[HANDS + seat] >> joker) & 1:
+                owner = seat + 1
+        meta = (meta << 3) | owner
+    meta = (meta << 3) | (state[LEADER] << 1) | state[BROKEN]
+    desc[0] = counts
+    desc[1] = meta
+    for suit in range(4):
+        pattern = 0
+        length = 0
+        for rank in range(12, -1, -1):
+            card = 13 * suit + rank
+            for seat in range(4):
+                if (state[HANDS + seat] >> card) & 1:
+                    pattern |= seat << (2 * length)
+                    length += 1
+        desc[2 + suit] = pattern
+        desc[6 + suit] = length
+    mixed = np.uint64(0x9E3779B97F4A7C15)
+    for word in range(2):
+        mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(29)
+    return np.int64(mixed >> np.uint64(64 - BUCKET_BITS))
+
+
+@njit(cache=True)
+def top_cards(state: np.ndarray, thresholds: int) -> int:
+    """The top cards still out of each suit, as many as ``thresholds`` says (4 bits a suit)."""
+    remaining = 0
+    for seat in range(4):
+        remaining |= state[HANDS + seat]
+    found = 0
+    for suit in range(4):
+        wanted = (thresholds >> (4 * suit)) & 15
+        rank = 12
+        while wanted > 0:
+            card = 13 * suit + rank
+            if (remaining >> card) & 1:
+                found |= 1 << card
+                wanted -= 1
+            rank -= 1
+    return found
+
+
+@njit(cache=True)
+def matches(table: np.ndarray, bucket: int, way: int, desc: np.ndarray) -> bool:
+    """Does the entry at (``bucket``, ``way``) hold for the position described by ``desc``?"""
+    entry = table[bucket, way]
+    if entry[KIND] == 0 or entry[0] != desc[0] or entry[1] != desc[1]:
+        return False
+    thresholds = entry[THRESHOLDS]
+    for suit in range(4):
+        wanted = (thresholds >> (4 * suit)) & 15
+        if desc[2 + suit] & ((1 << (2 * wanted)) - 1) != entry[2 + suit]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def probe(state: np.ndarray, table: np.ndarray, bucket: int, desc: np.ndarray, target: int) -> int:
+    """1 or 0 if an entry settles whether ``target`` is reached (its cards that mattered go
+    to state[REL]), else -1 (a best move found on the way goes to state[HINT])."""
+    state[HINT] = -1
+    for way in range(WAYS):
+        if matches(table, bucket, way, desc):
+            entry = table[bucket, way]
+            if entry[KIND] == LOWER and entry[BOUND] >= target:
+                state[REL] = top_cards(state, entry[THRESHOLDS])
+                return 1
+            if entry[KIND] == UPPER and entry[BOUND] < target:
+                state[REL] = top_cards(state, entry[THRESHOLDS])
+                return 0
+            if entry[BEST] >= 0:
+                state[HINT] = entry[BEST]
+    return -1
+
+
+@njit(cache=True)
+def store(
+    state: np.ndarray,
+    table: np.ndarray,
+    bucket: int,
+    desc: np.ndarray,
+    result: bool,
+    target: int,
+    relevant: int,
+    best: int,
+) -> None:
+    """Keep a result proved at a trick start, with how many top cards of each suit it used."""
+    thresholds = 0
+    for suit in range(4):
+        mine = relevant & (SUIT << (13 * suit))
+        if mine:
+            lowest = bit_length(mine & -mine) - 1
+            above = 0
+            for seat in range(4):
+                above += popcount(
+                    state[HANDS + seat] & (SUIT << (13 * suit)) & ~((1 << lowest) - 1)
+                )
+            thresholds |= above << (4 * suit)
+    kind = LOWER if result else UPPER
+    bound = target if result else target - 1
+    victim = -1
+    for way in range(WAYS):
+        entry = table[bucket, way]
+        if (
+            entry[KIND] == kind
+            and entry[THRESHOLDS] == thresholds
+            and matches(table, bucket, way, desc)
+        ):
+            victim = way
+            break
+    if victim < 0:
+        victim = table[bucket, WAYS, 0] % WAYS  # round robin
+        table[bucket, WAYS, 0] += 1
+    entry = table[bucket, victim]
+    entry[0] = desc[0]
+    entry[1] = desc[1]
+    for suit in range(4):
+        wanted = (thresholds >> (4 * suit)) & 15
+        entry[2 + suit] = desc[2 + suit] & ((1 << (2 * wanted)) - 1)
+    entry[KIND] = kind
+    entry[BOUND] = bound
+    entry[THRESHOLDS] = thresholds
+    entry[BEST] = best
 
 
 @njit(cache=True)
@@ -425,15 +560,15 @@ def open_node(
     state: np.ndarray,
     moves: np.ndarray,
     saved: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
     frames: np.ndarray,
+    table: np.ndarray,
     ply: int,
 ) -> int:
     """Enter the node at ``ply``: 1 or 0 when its answer is known at once (bounds, quick
-    tricks, the table), 3 when the node budget is spent, else 2 with its moves generated
-    and its frame filled."""
+    tricks, the table; the cards it rests on go to state[REL]), 3 when the node budget is
+    spent, else 2 with its moves generated and its frame filled."""
     target = frames[ply, TARGET]
+    state[REL] = 0
     if target <= 0:
         return 1
     leader = state[LEADER]
@@ -443,67 +578,74 @@ def open_node(
     if state[NODES] >= state[LIMIT]:
         return 3
     state[NODES] += 1
-    slot = -1
+    bucket = -1
     hint = -1
     if state[TRICK_LEN] == 0:
         sure = quick_tricks(state)
         if state[SIDES + leader] == state[SIDE]:
             if sure >= target:
+                state[REL] = masters(state, leader)
                 return 1
         elif left - sure < target:
+            state[REL] = masters(state, leader)
             return 0
-        if state[TRUMPS]:
+        trumps = state[TRUMPS]
+        if trumps:
             if trump_masters(state, True) >= target:
+                state[REL] = trumps_from(state, False)
                 return 1
             if left - trump_masters(state, False) < target:
+                state[REL] = trumps_from(state, True)
                 return 0
-        key = saved[ply, 11:]
-        slot = key_of(state, key)
-        if same_key(keys, slot, key):
-            if bounds[slot, 0] >= target:
-                return 1
-            if bounds[slot, 1] < target:
-                return 0
-            hint = bounds[slot, 2]
+        desc = saved[ply, SAVED_TRICK:]
+        bucket = describe(state, desc)
+        found = probe(state, table, bucket, desc, target)
+        if found >= 0:
+            return found
+        hint = state[HINT]
     seat = state[TO_MOVE]
-    frames[ply, SLOT] = slot
-    frames[ply, LEFT] = left
+    frames[ply, BUCKET] = bucket
     frames[ply, SEAT] = seat
     frames[ply, OURS] = 1 if state[SIDES + seat] == state[SIDE] else 0
     frames[ply, COUNT] = generate(state, moves, ply, hint)
     frames[ply, MOVE] = 0
+    frames[ply, RELEVANT] = 0
     return 2
 
 
 @njit(cache=True)
+def trumps_from(state: np.ndarray, ours: bool) -> int:
+    """Every trump still out from the top down to the highest of one side's (the side
+    counted if ``ours``): the cards :func:`trump_masters` for the other side rests on."""
+    trumps = state[TRUMPS] & SUIT_ONLY
+    held = 0
+    remaining = 0
+    for seat in range(4):
+        remaining |= state[HANDS + seat]
+        if (state[SIDES + seat] == state[SIDE]) == ours:
+            held |= state[HANDS + seat]
+    top = bit_length(held & trumps) - 1
+    if top < 0:
+        return 0
+    return remaining & trumps & ~((1 << top) - 1)
+
+
+@njit(cache=True)
 def close_node(
+    state: np.ndarray,
     saved: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
     frames: np.ndarray,
+    table: np.ndarray,
     ply: int,
     result: bool,
+    relevant: int,
     best: int,
 ) -> None:
     """Leave the node at ``ply`` with its answer, kept in the table at a trick start."""
-    slot = frames[ply, SLOT]
-    if slot < 0:
-        return
-    key = saved[ply, 11:]
-    target = frames[ply, TARGET]
-    if not same_key(keys, slot, key):
-        for word in range(KEY_WORDS):
-            keys[slot, word] = key[word]
-        bounds[slot, 0] = 0
-        bounds[slot, 1] = frames[ply, LEFT]
-        bounds[slot, 2] = -1
-    if result:
-        if target > bounds[slot, 0]:
-            bounds[slot, 0] = target
-    elif target - 1 < bounds[slot, 1]:
-        bounds[slot, 1] = target - 1
-    if best >= 0:
-        bounds[slot, 2] = best
+    bucket = frames[ply, BUCKET]
+    if bucket >= 0:
+        desc = saved[ply, SAVED_TRICK:]
+        store(state, table, bucket, desc, result, frames[ply, TARGET], relevant, best)
 
 
 @njit(cache=True)
@@ -513,6 +655,7 @@ def descend(
     """Play the current move of the node at ``ply`` and set the child's target."""
     won = play(state, saved, ply, moves[ply, frames[ply, MOVE]])
     frames[ply, WON] = won
+    frames[ply, CONTRIBUTION] = state[REL] if won >= 0 else 0
     frames[ply + 1, TARGET] = frames[ply, TARGET] - (won if won > 0 else 0)
 
 
@@ -521,9 +664,8 @@ def reach(
     state: np.ndarray,
     moves: np.ndarray,
     saved: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
     frames: np.ndarray,
+    table: np.ndarray,
     root: int,
     target: int,
 ) -> int:
@@ -531,15 +673,19 @@ def reach(
     (the position is then as it was).
 
     A depth-first alpha-beta on a boolean, written as a loop over ``frames`` (one row per
-    ply) rather than by recursion, which numba cannot cache.
+    ply) rather than by recursion, which numba cannot cache. Each answer comes with the
+    cards whose ranks it rests on (a card that won a trick by rank, the cards of a quick
+    trick or of a table entry), so that the table can keep it for every position that
+    differs only in the small cards.
     """
     ply = root
     frames[ply, TARGET] = target
     entering = True
     result = False
+    relevant = 0
     while True:
         if entering:
-            opened = open_node(state, moves, saved, keys, bounds, frames, ply)
+            opened = open_node(state, moves, saved, frames, table, ply)
             if opened == 2:
                 descend(state, moves, saved, frames, ply)
                 ply += 1
@@ -551,16 +697,20 @@ def reach(
                     undo(state, saved, ply, card, frames[ply, SEAT], frames[ply, WON])
                 return -1
             result = opened == 1
+            relevant = state[REL]
             entering = False
         if ply == root:
+            state[REL] = relevant
             return 1 if result else 0
         ply -= 1  # back in the parent, with the child's result
         card = moves[ply, frames[ply, MOVE]]
         undo(state, saved, ply, card, frames[ply, SEAT], frames[ply, WON])
+        relevant |= frames[ply, CONTRIBUTION]
         ours = frames[ply, OURS] == 1
         if result == ours:
-            close_node(saved, keys, bounds, frames, ply, result, card)
+            close_node(state, saved, frames, table, ply, result, relevant, card)
             continue
+        frames[ply, RELEVANT] |= relevant
         frames[ply, MOVE] += 1
         if frames[ply, MOVE] < frames[ply, COUNT]:
             descend(state, moves, saved, frames, ply)
@@ -568,7 +718,8 @@ def reach(
             entering = True
             continue
         result = not ours
-        close_node(saved, keys, bounds, frames, ply, result, -1)
+        relevant = frames[ply, RELEVANT]
+        close_node(state, saved, frames, table, ply, result, relevant, -1)
 
 
 @njit(cache=True)
@@ -577,8 +728,7 @@ def value(
     moves: np.ndarray,
     saved: np.ndarray,
     frames: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     ply: int,
     guess: int,
 ) -> int:
@@ -589,7 +739,7 @@ def value(
     high = left
     g = min(max(guess, 1), left)
     while low < high:
-        reached = reach(state, moves, saved, keys, bounds, frames, ply, g)
+        reached = reach(state, moves, saved, frames, table, ply, g)
         if reached < 0:
             return -1
         if reached:
@@ -611,8 +761,7 @@ def card_values(
     moves: np.ndarray,
     saved: np.ndarray,
     frames: np.ndarray,
-    keys: np.ndarray,
-    bounds: np.ndarray,
+    table: np.ndarray,
     cards: np.ndarray,
     values: np.ndarray,
 ) -> int:
@@ -643,7 +792,7 @@ def card_values(
                 continue
         won = play(state, saved, 0, card)
         gain = won if won > 0 else 0
-        found = value(state, moves, saved, frames, keys, bounds, 1, guess - gain)
+        found = value(state, moves, saved, frames, table, 1, guess - gain)
         undo(state, saved, 0, card, seat, won)
         if found < 0:
             return -1
