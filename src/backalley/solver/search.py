@@ -435,15 +435,20 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
     meta = (meta << 3) | (state[LEADER] << 1) | state[BROKEN]
     desc[0] = counts
     desc[1] = meta
+    hand1 = state[HANDS + 1]
+    hand2 = state[HANDS + 2]
+    hand3 = state[HANDS + 3]
+    remaining = state[HANDS] | hand1 | hand2 | hand3
     for suit in range(4):
         pattern = 0
         length = 0
-        for rank in range(12, -1, -1):
-            card = 13 * suit + rank
-            for seat in range(4):
-                if (state[HANDS + seat] >> card) & 1:
-                    pattern |= seat << (2 * length)
-                    length += 1
+        rest = remaining & (SUIT << (13 * suit))
+        while rest:
+            card = bit_length(rest) - 1
+            rest ^= 1 << card
+            owner = (hand1 >> card) & 1 | 2 * ((hand2 >> card) & 1) | 3 * ((hand3 >> card) & 1)
+            pattern |= owner << (2 * length)
+            length += 1
         desc[2 + suit] = pattern
         desc[6 + suit] = length
     mixed = np.uint64(0x9E3779B97F4A7C15)

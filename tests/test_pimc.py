@@ -1,0 +1,124 @@
+"""The pimc bot: its samples agree with everything its seat has seen, it finds the card
+that makes the contract, it keeps to its budget, and it stays legal under every rule."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backalley.bots import make_bot, play_game
+from backalley.bots.pimc import PimcBot, deal_hidden, exclusions
+from backalley.cards import SUIT_MASKS, trump_mask
+from backalley.engine import BIG_BLOOPER, PASS, Game
+from backalley.view import TRUMPS
+from support import cards, deal, game_of, mask, play
+from test_properties import random_game, rulesets
+
+
+def quick() -> PimcBot:
+    return PimcBot(samples=3, seconds=0.05, nodes=5_000)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rulesets(), st.integers(0, 2**32), st.integers(0, 400))
+def test_samples_agree_with_the_view(rules, seed, steps):
+    game = None
+    for game in random_game(rules, seed, limit=steps):  # noqa: B007
+        pass
+    assert game is not None
+    if game.is_over or game.to_move is None or game.current_deal is None:
+        return
+    view = game.view(game.to_move)
+    banned = exclusions(view)
+    rng = random.Random(seed)
+    for _ in range(5):
+        hands = deal_hidden(view, rng, banned)
+        assert hands is not None  # the true deal fits, so some deal does
+        assert hands[view.seat] == view.hand
+        for seat in range(rules.num_players):
+            assert hands[seat].bit_count() == view.hand_counts[seat]
+            if seat != view.seat:
+                assert hands[seat] & ~view.unseen == 0  # nothing seen is dealt again
+                assert hands[seat] & banned[seat] == 0
+        assert sum(h.bit_count() for h in hands) == (sum(view.hand_counts))  # disjoint hands
+        union = 0
+        for hand in hands:
+            union |= hand
+        assert union.bit_count() == sum(view.hand_counts)
+    # The true hands always satisfy the exclusions: the inferences are sound.
+    for seat in range(rules.num_players):
+        assert game.hand(seat) & banned[seat] == 0
+
+
+def test_a_seat_that_showed_out_is_dealt_none_of_the_suit():
+    game = game_of(hand_sizes=[3])
+    deal(game, 3, ["AS KS QS", "2S 3H 4H", "3S 5H 6H", "2D 3D 4D"], top="7C")
+    play(game, "1 pass pass pass")
+    play(game, "AS 2S 3S 2D")  # seat 3 shows out of spades
+    view = game.view(0)
+    banned = exclusions(view)
+    assert banned[3] & SUIT_MASKS[0] == SUIT_MASKS[0] & ~trump_mask(view.trump)
+    assert 0 in view.voids[3]
+    rng = random.Random(1)
+    for _ in range(20):
+        hands = deal_hidden(view, rng, banned)
+        assert hands is not None and hands[3] & SUIT_MASKS[0] == 0
+
+
+def test_a_big_blooper_answer_shows_no_higher_trump():
+    game = game_of(hand_sizes=[3], blooper_forces=True, board_leads_trump="bidder")
+    deal(game, 3, ["BJ 2C 3C", "5H 2S 3S", "9H 2D 3D", "4S 4D 5D"], top="7H")
+    play(game, "board pass pass pass BJ 5H")  # seat 1 played its highest trump: 5H
+    view = game.view(0)
+    banned = exclusions(view)
+    higher = trump_mask(view.trump) & ~((2 << cards("5H")[0]) - 1)
+    assert banned[1] & higher == higher  # no trump above 5H, jokers included
+    assert TRUMPS not in view.voids[1]
+    assert game.hand(1) & banned[1] == 0
+
+
+def test_pimc_finds_the_only_card_that_makes_the_contract():
+    # Seat 0 bid 2 in no trump: it must cash its aces first; leading the two of spades
+    # gives seat 1 the lead and all three spade tricks.
+    game = game_of(hand_sizes=[3], joker_turnup="no_trump")
+    deal(game, 3, ["AD AC 2S", "AS KS QS", "3D 4D 5D", "3C 4C 5C"], top="BJ")
+    play(game, "2 pass pass pass")
+    bot = PimcBot(samples=8, seconds=5.0)
+    choice = bot.act(game.view(0), random.Random(0))
+    assert choice in (cards("AD")[0], cards("AC")[0])
+    assert bot.fallbacks == 0
+
+
+def test_pimc_falls_back_to_the_heuristic_when_no_sample_fits_the_budget():
+    game = Game(game_of().rules, seed=4)
+    while game.legal_actions()[0] >= PASS:
+        game.apply(game.legal_actions()[1])  # bid 1 each, so the deal is played
+    bot = PimcBot(samples=4, seconds=1.0, nodes=1)
+    view = game.view(game.to_move)
+    choice = bot.act(view, random.Random(0))
+    assert choice in view.legal_actions
+    assert bot.fallbacks == 1
+    assert choice == bot.fallback.act(view, random.Random(0))
+
+
+def test_pimc_bids_board_when_it_holds_every_winner():
+    game = game_of(hand_sizes=[2])
+    deal(game, 3, ["BJ LJ", "2S 3S", "2D 3D", "2C 3C"], top="7H")
+    assert PimcBot(samples=6).act(game.view(0), random.Random(0)) == 68  # board
+
+
+@settings(max_examples=15, deadline=None)
+@given(rulesets(), st.integers(0, 2**32))
+def test_pimc_plays_whole_games_legally_under_any_rules(rules, seed):
+    game = play_game(Game(rules, seed=seed), [quick()] * rules.num_players, seed=seed)
+    assert game.is_over
+
+
+def test_levels_hard_and_expert_are_pimc_with_growing_budgets():
+    hard, expert = make_bot("hard"), make_bot("expert")
+    assert isinstance(hard, PimcBot) and isinstance(expert, PimcBot)
+    assert hard.samples < expert.samples and hard.seconds < expert.seconds
+    assert hard.nodes < expert.nodes
+    assert BIG_BLOOPER == 53 and mask("BJ") == 1 << 53
