@@ -406,6 +406,10 @@ def plot_match(report: Any, path: Path) -> None:
 # ---------------------------------------------------------------------------- solve
 
 
+#: Tricks to go up to which a full solve takes well under a second (benchmarks/solver.py).
+SOLVE_QUICKLY = 11
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     """``backalley solve RECORD``: every legal card's double-dummy value."""
     from backalley.cards import card_name
@@ -425,9 +429,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
         position = Position.from_game(game)
     except ValueError:
         raise UsageError(_("the record does not end with a card due: nothing to solve")) from None
-    if position.tricks_left > 9:
-        warning = _("{count} tricks to go: the solver is slow beyond 9 and this may take minutes")
-        print(warning.format(count=position.tricks_left), file=sys.stderr)
+    if position.tricks_left > SOLVE_QUICKLY:
+        warning = _(
+            "{count} tricks to go: the solver is slow beyond {limit} and this may take minutes"
+        )
+        print(warning.format(count=position.tricks_left, limit=SOLVE_QUICKLY), file=sys.stderr)
     values = card_values(position)
     seat = position.to_move
     if args.json:
