@@ -40,10 +40,12 @@ class PimcBot:
     name: str = "pimc"
     fallback: HeuristicBot = field(default_factory=HeuristicBot)
     fallbacks: int = 0  #: decisions left to the heuristic bot for want of a solved sample
+    last_solved: int = 0  #: samples solved for the last decision
 
     def act(self, view: SeatView, rng: random.Random) -> int:
         """A bid or a card, from solved samples of the hidden hands."""
         legal = list(view.legal_actions)
+        self.last_solved = 0
         if len(legal) == 1:
             return legal[0]
         if legal[0] >= PASS:
@@ -68,6 +70,7 @@ class PimcBot:
             solved += 1
             for card, value in values.items():
                 totals[card] += _outcome(view, side, view.tricks_won[side] + value)
+        self.last_solved = solved
         if solved == 0:
             self.fallbacks += 1
             return self.fallback.play(view, legal)
@@ -109,6 +112,7 @@ class PimcBot:
                 theirs, _ = estimate_hand(held, view.trump_cards, unseen, view.hand_size)
                 share = mine / (mine + theirs) if mine + theirs > 0 else 0.5
             outcomes.append((taken, share))
+        self.last_solved = len(outcomes)
         if len(outcomes) < 2:
             self.fallbacks += 1
             return self.fallback.bid(view, legal)
