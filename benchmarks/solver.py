@@ -72,6 +72,7 @@ def main() -> None:
     ):
         table.add_column(column, justify="right")
     jobs = [(size, fresh_position(size, rng)) for size in sizes for _ in range(args.positions)]
+    card_values(fresh_position(3, random.Random(0)))  # load (or compile) the search first
     ours: dict[int, list[float]] = {s: [] for s in sizes}
     theirs: dict[int, list[float]] = {s: [] for s in sizes}
     for size, position in track(jobs, description="Solving", console=Console(stderr=True)):

@@ -85,7 +85,7 @@ LEVELS: dict[str, str] = {"easy": "random", "medium": "heuristic", "hard": "pimc
 #: decision, seconds per decision, and solver nodes per deal.
 LEVEL_SETTINGS: dict[str, dict[str, float]] = {
     "hard": {"samples": 10, "seconds": 0.5, "nodes": 150_000},
-    "expert": {"samples": 40, "seconds": 1.5, "nodes": 1_500_000},
+    "expert": {"samples": 40, "seconds": 1.2, "nodes": 1_000_000},
 }
 
 __all__ = ["BOTS", "LEVELS", "LEVEL_SETTINGS", "Bot", "make_bot", "play_game"]

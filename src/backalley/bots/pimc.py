@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from backalley.bots.heuristic import HeuristicBot, estimate_hand
@@ -136,7 +137,7 @@ class PimcBot:
 
     # ---------------------------------------------------------------- sampling
 
-    def _samples(self, view: SeatView, rng: random.Random):  # type: ignore[no-untyped-def]
+    def _samples(self, view: SeatView, rng: random.Random) -> Iterator[list[int]]:
         """Up to ``samples`` deals of the hidden cards, within the time budget."""
         deadline = time.perf_counter() + self.seconds
         banned = exclusions(view)
