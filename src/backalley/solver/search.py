@@ -42,7 +42,8 @@ WIN_SEAT = 34  #: 4: its seat
 LIMIT = 38  #: give up once NODES reaches it (a bot's budget)
 REL = 39  #: out: the cards whose ranks the last answer rests on
 HINT = 40  #: out: a best move the table remembers
-STATE_SIZE = 41
+QUICK_SEAT = 41  #: out: the hand whose winners :func:`quick_tricks` counted
+STATE_SIZE = 42
 
 # Columns of ``frames``, one row per ply of the search.
 TARGET = 0  #: tricks the side must still take from this node
@@ -335,10 +336,50 @@ def move_score(state: np.ndarray, card: int, others: int) -> int:
 
 @njit(cache=True)
 def quick_tricks(state: np.ndarray) -> int:
-    """Tricks the leader can cash at once: cards above every other card out in their group
-    (so no partner is forced to overtake), as many as the other side must follow to before
-    a hand of it could ruff."""
+    """Tricks the leader's side can cash at once: the leader's winners, or, after a small
+    card led to a partner's winner in a suit the other side must follow, the partner's."""
     leader = state[LEADER]
+    sure = cashable(state, leader)
+    state[QUICK_SEAT] = leader
+    trumps = state[TRUMPS]
+    hand = state[HANDS + leader]
+    for mate in range(4):
+        if mate == leader or state[SIDES + mate] != state[SIDES + leader]:
+            continue
+        if state[HANDS + mate] == 0:
+            continue
+        others = 0
+        for seat in range(4):
+            if seat != mate:
+                others |= state[HANDS + seat]
+        for suit in range(4):
+            group = (SUIT << (13 * suit)) & ~trumps
+            if (hand & group) == 0 or (state[HANDS + mate] & group) >> bit_length(
+                others & group
+            ) == 0:
+                continue
+            ruffable = False
+            for seat in range(4):
+                if (
+                    state[SIDES + seat] != state[SIDES + leader]
+                    and state[HANDS + seat] & trumps
+                    and (state[HANDS + seat] & group) == 0
+                ):
+                    ruffable = True
+            if not ruffable:
+                through = cashable(state, mate)
+                if through > sure:
+                    sure = through
+                    state[QUICK_SEAT] = mate
+                break
+    return sure
+
+
+@njit(cache=True)
+def cashable(state: np.ndarray, leader: int) -> int:
+    """Tricks ``leader``, on lead, can cash at once: cards above every other card out in their
+    group (so no partner is forced to overtake), as many as the other side must follow to
+    before a hand of it could ruff."""
     hand = state[HANDS + leader]
     side = state[SIDES + leader]
     trumps = state[TRUMPS]
@@ -589,10 +630,10 @@ def open_node(
         sure = quick_tricks(state)
         if state[SIDES + leader] == state[SIDE]:
             if sure >= target:
-                state[REL] = masters(state, leader)
+                state[REL] = masters(state, state[QUICK_SEAT])
                 return 1
         elif left - sure < target:
-            state[REL] = masters(state, leader)
+            state[REL] = masters(state, state[QUICK_SEAT])
             return 0
         trumps = state[TRUMPS]
         if trumps:
