@@ -378,8 +378,9 @@ def quick_tricks(state: np.ndarray) -> int:
 @njit(cache=True)
 def cashable(state: np.ndarray, leader: int) -> int:
     """Tricks ``leader``, on lead, can cash at once: cards above every other card out in their
-    group (so no partner is forced to overtake), as many as the other side must follow to
-    before a hand of it could ruff."""
+    group (so no partner is forced to overtake): its top trumps, if it may lead them, and its
+    other winners, all of them once the top trumps have drawn the other side's, else as many
+    as the other side must follow to before a hand of it could ruff."""
     hand = state[HANDS + leader]
     side = state[SIDES + leader]
     trumps = state[TRUMPS]
@@ -391,14 +392,20 @@ def cashable(state: np.ndarray, leader: int) -> int:
             if state[SIDES + seat] != side:
                 theirs |= state[HANDS + seat]
     sure = 0
+    drawn = (theirs & trumps) == 0
     if trumps and (state[BROKEN] or state[FREE_LEAD + leader] or (hand & ~trumps) == 0):
         sure += popcount((hand & trumps) >> bit_length(others & trumps))
+        # Leading those first draws the other side's trumps, if it has no more of them.
+        drawn = True
+        for seat in range(4):
+            if state[SIDES + seat] != side and popcount(state[HANDS + seat] & trumps) > sure:
+                drawn = False
     for suit in range(4):
         group = (SUIT << (13 * suit)) & ~trumps
         if group == 0:
             continue
         cash = popcount((hand & group) >> bit_length(others & group))
-        if cash and theirs & trumps:
+        if cash and not drawn:
             # An opponent with trumps follows as long as it holds the suit, then may ruff.
             for seat in range(4):
                 if state[SIDES + seat] != side and state[HANDS + seat] & trumps:
