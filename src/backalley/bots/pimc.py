@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from backalley.bots.heuristic import HeuristicBot, estimate_hand
-from backalley.cards import BIG_BLOOPER, FULL_DECK, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, mask_of
+from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, mask_of
 from backalley.engine import BOARD, PASS, DealKind, deal_points
 from backalley.solver import OutOfBudget, Position, card_values, tricks
 from backalley.view import TRUMPS, SeatView
@@ -263,8 +263,6 @@ def _leader_so_far(view: SeatView) -> int:
 
 
 def _unseen_by(view: SeatView, hand: int) -> int:
-    """The cards the holder of ``hand`` has not seen."""
-    seen = hand | view.played | mask_of(view.turned_up)
-    if view.joker_shown is not None:
-        seen |= 1 << view.joker_shown[1]
-    return FULL_DECK & ~seen
+    """The cards the holder of ``hand`` has not seen: what this seat has not, less ``hand``,
+    plus this seat's own hand."""
+    return (view.unseen | view.hand) & ~hand

@@ -126,6 +126,25 @@ def beats(card: int, best: int, trumps: int, led_group: int) -> bool:
     return ((led_group >> card) & 1) == 1 and card > best
 
 
+@njit(cache=True, inline="always")
+def equivalent(card: int, previous: int, trumps: int, others: int) -> bool:
+    """Is ``card`` worth the same as ``previous``, the next lower card of the same hand: in
+    the same group with no card of ``others`` between them? Never a Blooper (P4)."""
+    if card >= LITTLE or previous < 0:
+        return False
+    group = group_of(card, trumps)
+    if not (group >> previous) & 1:
+        return False
+    between = ((1 << card) - (1 << (previous + 1))) & group & others
+    return between == 0
+
+
+@njit(cache=True, inline="always")
+def tricks_left(state: np.ndarray) -> int:
+    """Tricks still to be won, the one in progress included."""
+    return popcount(state[HANDS + state[LEADER]]) + (1 if state[TRICK_LEN] else 0)
+
+
 @njit(cache=True)
 def legal(state: np.ndarray) -> int:
     """The cards the player on turn may play: P2, P3 and P4, as engine.legal_cards."""
@@ -241,13 +260,9 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int) -> int:
         low = rest & -rest
         rest ^= low
         card = bit_length(low) - 1
-        if card < LITTLE and previous >= 0:
-            group = group_of(card, trumps)
-            if (group >> previous) & 1:
-                between = ((low - (1 << (previous + 1))) & group) & others
-                if between == 0:
-                    previous = card  # equivalent to the card kept before it
-                    continue
+        if equivalent(card, previous, trumps, others):
+            previous = card  # equivalent to the card kept before it
+            continue
         row[count] = card
         count += 1
         previous = card if card < LITTLE else -1  # a Blooper's lead is like no other (P4)
@@ -625,7 +640,7 @@ def open_node(
     if target <= 0:
         return 1
     leader = state[LEADER]
-    left = popcount(state[HANDS + leader]) + (1 if state[TRICK_LEN] else 0)
+    left = tricks_left(state)
     if target > left:
         return 0
     if state[NODES] >= state[LIMIT]:
@@ -787,7 +802,7 @@ def value(
 ) -> int:
     """The tricks the side takes from here, found by null-window searches from ``guess``;
     -1 if the node budget ran out."""
-    left = popcount(state[HANDS + state[LEADER]]) + (1 if state[TRICK_LEN] else 0)
+    left = tricks_left(state)
     low = 0
     high = left
     g = min(max(guess, 1), left)
@@ -835,14 +850,11 @@ def card_values(
         rest ^= low
         card = bit_length(low) - 1
         cards[count] = card
-        if card < LITTLE and previous >= 0:
-            group = group_of(card, trumps)
-            between = ((low - (1 << (previous + 1))) & group) & others
-            if (group >> previous) & 1 and between == 0:
-                values[count] = previous_value  # equivalent to the card before it
-                previous = card
-                count += 1
-                continue
+        if equivalent(card, previous, trumps, others):
+            values[count] = previous_value  # equivalent to the card before it
+            previous = card
+            count += 1
+            continue
         won = play(state, saved, 0, card)
         gain = won if won > 0 else 0
         found = value(state, moves, saved, frames, table, 1, guess - gain)
