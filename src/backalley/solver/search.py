@@ -55,7 +55,8 @@ SEAT = 5  #: the seat on turn
 OURS = 6  #: 1 if that seat is on the side
 RELEVANT = 7  #: cards the answers of the children tried so far rest on
 CONTRIBUTION = 8  #: the winning card of the trick the move completed, if its rank mattered
-FRAME_SIZE = 9
+SKIP = 9  #: cards a refuted move has shown need not be tried (see :func:`refuted`)
+FRAME_SIZE = 10
 
 MAX_PLY = 64
 MOVE_ROW = 16
@@ -678,6 +679,7 @@ def open_node(
     frames[ply, COUNT] = generate(state, moves, ply, hint)
     frames[ply, MOVE] = 0
     frames[ply, RELEVANT] = 0
+    frames[ply, SKIP] = 0
     return 2
 
 
@@ -779,8 +781,7 @@ def reach(
             close_node(state, saved, frames, table, ply, result, relevant, card)
             continue
         frames[ply, RELEVANT] |= relevant
-        frames[ply, MOVE] += 1
-        if frames[ply, MOVE] < frames[ply, COUNT]:
+        if next_move(state, moves, frames, ply, card):
             descend(state, moves, saved, frames, ply)
             ply += 1
             entering = True
@@ -788,6 +789,31 @@ def reach(
         result = not ours
         relevant = frames[ply, RELEVANT]
         close_node(state, saved, frames, table, ply, result, relevant, -1)
+
+
+@njit(cache=True)
+def next_move(
+    state: np.ndarray, moves: np.ndarray, frames: np.ndarray, ply: int, card: int
+) -> bool:
+    """Move on from ``card``, which failed, to the next move worth trying; False if none.
+
+    A refutation rests only on the cards in ``frames[ply, RELEVANT]``. If ``card`` is below
+    every one of them in its group, nothing in the refutation compared it with anything, so
+    the same refutation answers every other card of the hand in that group below them too:
+    those are skipped (DDS's "lowest win"). Never a Blooper, whose lead is like no other (P4).
+    """
+    if card < LITTLE:
+        group = group_of(card, state[TRUMPS]) & SUIT_ONLY
+        mattered = frames[ply, RELEVANT] & group
+        below = mattered & -mattered  # the lowest card that mattered (0: none did)
+        if below == 0 or card < bit_length(below) - 1:
+            frames[ply, SKIP] |= group & (below - 1) if below else group
+    move = frames[ply, MOVE] + 1
+    count = frames[ply, COUNT]
+    while move < count and (frames[ply, SKIP] >> moves[ply, move]) & 1:
+        move += 1
+    frames[ply, MOVE] = move
+    return move < count
 
 
 @njit(cache=True)
