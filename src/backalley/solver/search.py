@@ -55,8 +55,9 @@ SEAT = 5  #: the seat on turn
 OURS = 6  #: 1 if that seat is on the side
 RELEVANT = 7  #: cards the answers of the children tried so far rest on
 CONTRIBUTION = 8  #: the winning card of the trick the move completed, if its rank mattered
-SKIP = 9  #: cards a refuted move has shown need not be tried (see :func:`refuted`)
-FRAME_SIZE = 10
+SKIP = 9  #: cards a refuted move has shown need not be tried (see :func:`next_move`)
+KILLER = 10  #: the lead that last proved a trick start at this ply (kept across nodes)
+FRAME_SIZE = 11
 
 MAX_PLY = 64
 MOVE_ROW = 16
@@ -82,10 +83,12 @@ SUIT_ONLY = (1 << LITTLE) - 1  #: every card but the jokers
 
 def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Fresh work arrays: moves, saved tricks and descriptions, frames, and the table."""
+    frames = np.zeros((MAX_PLY, FRAME_SIZE), dtype=np.int64)
+    frames[:, KILLER] = -1
     return (
         np.zeros((MAX_PLY, 2 * MOVE_ROW), dtype=np.int64),
         np.zeros((MAX_PLY, SAVED_SIZE), dtype=np.int64),
-        np.zeros((MAX_PLY, FRAME_SIZE), dtype=np.int64),
+        frames,
         np.zeros((1 << BUCKET_BITS, WAYS + 1, ENTRY_SIZE), dtype=np.int64),
     )
 
@@ -245,7 +248,7 @@ def live_cards(state: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int) -> int:
+def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: int) -> int:
     """Write the legal cards of the player on turn to ``moves[ply]``, one of each set of
     equivalent cards (adjacent in their group once the other live cards are counted), the
     promising ones first; return how many."""
@@ -263,6 +266,10 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int) -> int:
         card = bit_length(low) - 1
         if equivalent(card, previous, trumps, others):
             previous = card  # equivalent to the card kept before it
+            if card == hint:
+                hint = row[count - 1]
+            if card == killer:
+                killer = row[count - 1]
             continue
         row[count] = card
         count += 1
@@ -273,6 +280,8 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int) -> int:
         scores[k] = move_score(state, row[k], others)
         if row[k] == hint:
             scores[k] = 1000
+        elif row[k] == killer:
+            scores[k] += 500
     for k in range(1, count):
         card = row[k]
         score = scores[k]
@@ -676,7 +685,8 @@ def open_node(
     frames[ply, BUCKET] = bucket
     frames[ply, SEAT] = seat
     frames[ply, OURS] = 1 if state[SIDES + seat] == state[SIDE] else 0
-    frames[ply, COUNT] = generate(state, moves, ply, hint)
+    killer = frames[ply, KILLER] if bucket >= 0 else -1
+    frames[ply, COUNT] = generate(state, moves, ply, hint, killer)
     frames[ply, MOVE] = 0
     frames[ply, RELEVANT] = 0
     frames[ply, SKIP] = 0
@@ -778,6 +788,8 @@ def reach(
         relevant |= frames[ply, CONTRIBUTION]
         ours = frames[ply, OURS] == 1
         if result == ours:
+            if frames[ply, BUCKET] >= 0:
+                frames[ply, KILLER] = card
             close_node(state, saved, frames, table, ply, result, relevant, card)
             continue
         frames[ply, RELEVANT] |= relevant
