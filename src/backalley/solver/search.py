@@ -443,6 +443,57 @@ def cashable(state: np.ndarray, leader: int) -> int:
 
 
 @njit(cache=True)
+def suit_control(state: np.ndarray, ours: bool) -> tuple[int, int]:
+    """With no trump left in any hand: how many tricks a side (the side counted, or the other)
+    could at most lead in the suits whose top card it holds (a trick in a suit takes a card
+    from each of its hands that holds the suit, so the longer hand's length), and the top
+    cards of those suits (when more than one card of the suit is out)."""
+    hands = state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3]
+    run = 0
+    tops = 0
+    for suit in range(4):
+        group = SUIT << (13 * suit)
+        out = hands & group
+        if out == 0:
+            continue
+        top = 1 << (bit_length(out) - 1)
+        longest = 0
+        held = False
+        for seat in range(4):
+            if (state[SIDES + seat] == state[SIDE]) == ours and state[HANDS + seat] & out:
+                longest = max(longest, popcount(state[HANDS + seat] & group))
+                held = held or (state[HANDS + seat] & top) != 0
+        if held:
+            run += longest
+            if out != top:
+                tops |= top
+    return run, tops
+
+
+@njit(cache=True)
+def later_tricks(state: np.ndarray, target: int, left: int) -> int:
+    """At a trick start with no trump left in any hand: 0 if the side counted, on lead, needs
+    every trick but cannot lead them all in suits it tops (so it must lead one the other
+    side tops, whose top card then wins); 1 if the other side, on lead, needs every trick
+    and cannot; else -1. The cards it rests on go to state[REL]."""
+    hands = state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3]
+    if hands & state[TRUMPS]:
+        return -1
+    ours = state[SIDES + state[LEADER]] == state[SIDE]
+    if ours and target == left:
+        run, _ = suit_control(state, True)
+        if run < left:
+            state[REL] = suit_control(state, False)[1]
+            return 0
+    elif not ours and target == 1:
+        run, _ = suit_control(state, False)
+        if run < left:
+            state[REL] = suit_control(state, True)[1]
+            return 1
+    return -1
+
+
+@njit(cache=True)
 def trump_masters(state: np.ndarray, ours: bool) -> int:
     """Tricks a side (the side counted, or the other) is sure of from its top trumps: a trump
     above every trump of the other side wins the trick it is played to, and one hand's such
@@ -675,6 +726,9 @@ def open_node(
             if left - trump_masters(state, False) < target:
                 state[REL] = trumps_from(state, True)
                 return 0
+        later = later_tricks(state, target, left)
+        if later >= 0:
+            return later
         desc = saved[ply, SAVED_TRICK:]
         bucket = describe(state, desc)
         found = probe(state, table, bucket, desc, target)
