@@ -497,7 +497,8 @@ def later_tricks(state: np.ndarray, target: int, left: int) -> int:
 def trump_masters(state: np.ndarray, ours: bool) -> int:
     """Tricks a side (the side counted, or the other) is sure of from its top trumps: a trump
     above every trump of the other side wins the trick it is played to, and one hand's such
-    trumps fall in different tricks."""
+    trumps fall in different tricks. Two hands holding such trumps make two tricks when one
+    of them has another trump to play instead, should both masters be due in one trick."""
     trumps = state[TRUMPS]
     theirs = 0
     for seat in range(4):
@@ -505,11 +506,19 @@ def trump_masters(state: np.ndarray, ours: bool) -> int:
             theirs |= state[HANDS + seat]
     above = bit_length(theirs & trumps)
     best = 0
+    holders = 0
+    spare = False
     for seat in range(4):
         if (state[SIDES + seat] == state[SIDE]) == ours:
-            count = popcount((state[HANDS + seat] & trumps) >> above)
+            held = state[HANDS + seat] & trumps
+            count = popcount(held >> above)
+            if count:
+                holders += 1
+                spare = spare or popcount(held) > 1
             if count > best:
                 best = count
+    if holders > 1 and spare and best < 2:
+        best = 2
     return best
 
 
