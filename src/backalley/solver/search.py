@@ -324,6 +324,37 @@ def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> 
 
 
 @njit(cache=True)
+def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
+    """How promising a lead of ``card`` is (higher: try it sooner)."""
+    seat = state[TO_MOVE]
+    trumps = state[TRUMPS]
+    group = group_of(card, trumps)
+    out = group & others
+    left = popcount(state[HANDS + seat])
+    weight = 0
+    # The suit: leads where the other side holds few cards of it, but not none.
+    for other in range(4):
+        if state[SIDES + other] != state[SIDES + seat] and state[HANDS + other]:
+            length = popcount(state[HANDS + other] & group)
+            if length:
+                weight -= 5 * length
+            elif trumps and state[HANDS + other] & trumps and not (group & trumps):
+                weight -= 150  # it ruffs
+            else:
+                weight -= 5 * (left + 1)
+    if out >> card == 0:
+        return 100 + rank + weight  # a winner: cash it
+    top = bit_length(out) - 1
+    partner_top = False
+    for mate in range(4):
+        if mate != seat and state[SIDES + mate] == state[SIDES + seat]:
+            partner_top = partner_top or (state[HANDS + mate] >> top) & 1 == 1
+    if partner_top:
+        return 80 - rank + weight  # low to partner's winner
+    return 50 - rank + weight  # low from a suit the other side controls
+
+
+@njit(cache=True)
 def move_score(state: np.ndarray, card: int, others: int) -> int:
     """How promising ``card`` is for the player on turn (higher: try it sooner)."""
     seat = state[TO_MOVE]
@@ -331,17 +362,7 @@ def move_score(state: np.ndarray, card: int, others: int) -> int:
     group = group_of(card, trumps)
     rank = card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
     if state[TRICK_LEN] == 0:
-        out = group & others
-        if out >> card == 0:
-            return 100 + rank  # a winner: cash it
-        top = bit_length(out) - 1
-        partner_top = False
-        for mate in range(4):
-            if mate != seat and state[SIDES + mate] == state[SIDES + seat]:
-                partner_top = partner_top or (state[HANDS + mate] >> top) & 1 == 1
-        if partner_top:
-            return 80 - rank  # low to partner's winner
-        return 50 - rank  # low from a suit the other side controls
+        return lead_score(state, card, others, rank)
     i = state[TRICK_LEN] - 1
     win_card = state[WIN_CARD + i]
     win_seat = state[WIN_SEAT + i]
