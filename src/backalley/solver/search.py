@@ -351,6 +351,19 @@ def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
             partner_top = partner_top or (state[HANDS + mate] >> top) & 1 == 1
     if partner_top:
         return 80 - rank + weight  # low to partner's winner
+    mine = state[HANDS + seat] & group
+    if mine >> top:
+        weight -= 15  # leading low from under its own top card
+    rest = out & ~(1 << top)
+    if rest and (mine >> (bit_length(rest) - 1)) and not (out & ~(1 << top)) >> card:
+        weight += 30  # from a run headed by the second card: knock out the top
+    lho = state[NEXT + seat]
+    rho = lho
+    while state[NEXT + rho] != seat:
+        rho = state[NEXT + rho]
+    second = bit_length(rest) - 1 if rest else -1
+    if (state[HANDS + rho] >> top) & 1 or (second >= 0 and (state[HANDS + rho] >> second) & 1):
+        weight -= 10  # the player after partner is over it
     return 50 - rank + weight  # low from a suit the other side controls
 
 
