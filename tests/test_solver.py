@@ -10,10 +10,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
 
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
 from backalley.solver import OutOfBudget, Position, card_values, tricks
+from backalley.solver.search import popcount
 
 
 def brute_force(game: Game, side: int) -> int:
@@ -135,3 +139,18 @@ def test_a_spent_budget_raises_and_leaves_the_solver_exact():
     values = card_values(position)
     assert card_values(position, budget=10**9) == values
     assert max(values.values()) == tricks(position) == brute_force(game, game.side_of(game.to_move))
+
+
+@njit
+def _more_than_one_card(mask: int) -> bool:
+    return popcount(mask) > 1
+
+
+@settings(deadline=None)
+@given(st.integers(min_value=0, max_value=(1 << 54) - 1))
+def test_the_compiled_search_counts_cards_exactly(mask):
+    # The bytes of the count were once summed by a multiplication that overflows an int64;
+    # numba lets LLVM assume signed arithmetic never overflows, and comparisons of the count
+    # came out wrong (one card counted as "more than one").
+    assert popcount(mask) == mask.bit_count()
+    assert _more_than_one_card(mask) == (mask.bit_count() > 1)

@@ -62,18 +62,28 @@ FRAME_SIZE = 11
 MAX_PLY = 64
 MOVE_ROW = 16
 SAVED_TRICK = 11  #: ``saved`` columns: a completed trick, then the position's description
-SAVED_SIZE = SAVED_TRICK + 10
+SAVED_PATTERNS = SAVED_TRICK + 10  #: then scratch for the table (see :func:`fact`)
+SAVED_SIZE = SAVED_PATTERNS + 5
 
-# The table: buckets of WAYS entries, and a round-robin counter after them.
-BUCKET_BITS = 17
+# The table, one flat array: facts, then profiles (see :func:`probe`).
+FACT_BITS = 17  #: fact buckets, WAYS entries each
 WAYS = 4
-KIND = 6  #: entry column: 0 empty, LOWER or UPPER
-BOUND = 7  #: tricks at least (LOWER) or at most (UPPER)
-THRESHOLDS = 8  #: how many top cards of each suit mattered, 4 bits a suit
-BEST = 9  #: the move that proved it, or -1
+PATTERNS = 2  #: entry columns 2-5: the owners of the top cards that mattered, per suit
+THRESHOLDS = 6  #: how many top cards of each suit mattered, 4 bits a suit
+LOW = 7  #: the side takes at least this many tricks from here
+HIGH = 8  #: and at most this many
+BEST = 9  #: a move that proved a bound, or -1
 ENTRY_SIZE = 10
-LOWER = 1
-UPPER = 2
+HEAD_BITS = 14  #: profile buckets, HEAD_WAYS headers each
+HEAD_WAYS = 4
+PROFILES = 32  #: thresholds kept per header (columns 3 on; column 2 counts them)
+HEAD_SIZE = 3 + PROFILES
+FACTS = (1 << FACT_BITS) * WAYS * ENTRY_SIZE
+ROBIN = FACTS  #: a round-robin counter per fact bucket
+HEADS = ROBIN + (1 << FACT_BITS)
+HEAD_ROBIN = HEADS + (1 << HEAD_BITS) * HEAD_WAYS * HEAD_SIZE
+TABLE_SIZE = HEAD_ROBIN + (1 << HEAD_BITS)
+NO_BOUND = 99
 
 LITTLE = 52
 BIG = 53
@@ -89,7 +99,7 @@ def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         np.zeros((MAX_PLY, 2 * MOVE_ROW), dtype=np.int64),
         np.zeros((MAX_PLY, SAVED_SIZE), dtype=np.int64),
         frames,
-        np.zeros((1 << BUCKET_BITS, WAYS + 1, ENTRY_SIZE), dtype=np.int64),
+        np.zeros(TABLE_SIZE, dtype=np.int64),
     )
 
 
@@ -98,7 +108,12 @@ def popcount(x: int) -> int:
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56  # at most 64: the sign bit stays clear
+    # Bytes summed by shifts, not by the usual multiplication: that overflows an int64, and
+    # numba's signed arithmetic lets LLVM assume it does not (a comparison came out wrong).
+    x += x >> 8
+    x += x >> 16
+    x += x >> 32
+    return x & 0x7F
 
 
 @njit(cache=True, inline="always")
@@ -372,7 +387,6 @@ def move_score(state: np.ndarray, card: int, others: int) -> int:
     """How promising ``card`` is for the player on turn (higher: try it sooner)."""
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
-    group = group_of(card, trumps)
     rank = card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
     if state[TRICK_LEN] == 0:
         return lead_score(state, card, others, rank)
@@ -622,7 +636,7 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
     for word in range(2):
         mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
         mixed ^= mixed >> np.uint64(29)
-    return np.int64(mixed >> np.uint64(64 - BUCKET_BITS))
+    return np.int64(mixed >> np.uint64(64 - HEAD_BITS))
 
 
 @njit(cache=True)
@@ -645,35 +659,89 @@ def top_cards(state: np.ndarray, thresholds: int) -> int:
 
 
 @njit(cache=True)
-def matches(table: np.ndarray, bucket: int, way: int, desc: np.ndarray) -> bool:
-    """Does the entry at (``bucket``, ``way``) hold for the position described by ``desc``?"""
-    entry = table[bucket, way]
-    if entry[KIND] == 0 or entry[0] != desc[0] or entry[1] != desc[1]:
-        return False
-    thresholds = entry[THRESHOLDS]
-    for suit in range(4):
-        wanted = (thresholds >> (4 * suit)) & 15
-        if desc[2 + suit] & ((1 << (2 * wanted)) - 1) != entry[2 + suit]:
-            return False
-    return True
+def header(table: np.ndarray, bucket: int, desc: np.ndarray, create: bool) -> int:
+    """Where the profiles of positions like ``desc`` (same counts and the rest) are kept;
+    -1 if nowhere and not ``create``d."""
+    for way in range(HEAD_WAYS):
+        at = HEADS + (bucket * HEAD_WAYS + way) * HEAD_SIZE
+        if table[at + 2] and table[at] == desc[0] and table[at + 1] == desc[1]:
+            return at
+    if not create:
+        return -1
+    way = table[HEAD_ROBIN + bucket] % HEAD_WAYS
+    table[HEAD_ROBIN + bucket] += 1
+    at = HEADS + (bucket * HEAD_WAYS + way) * HEAD_SIZE
+    table[at] = desc[0]
+    table[at + 1] = desc[1]
+    table[at + 2] = 0
+    return at
 
 
 @njit(cache=True)
-def probe(state: np.ndarray, table: np.ndarray, bucket: int, desc: np.ndarray, target: int) -> int:
-    """1 or 0 if an entry settles whether ``target`` is reached (its cards that mattered go
-    to state[REL]), else -1 (a best move found on the way goes to state[HINT])."""
-    state[HINT] = -1
+def fact(table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndarray) -> int:
+    """Where the entry for ``desc`` under ``thresholds`` is, or -1; ``patterns`` gets the
+    owners of the top cards the thresholds name, and patterns[4] the entry's bucket."""
+    mixed = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(thresholds)
+    for word in range(2):
+        mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
+        mixed ^= mixed >> np.uint64(31)
+    for suit in range(4):
+        wanted = (thresholds >> (4 * suit)) & 15
+        patterns[suit] = desc[2 + suit] & ((1 << (2 * wanted)) - 1)
+        mixed = (mixed ^ np.uint64(patterns[suit])) * np.uint64(0x94D049BB133111EB)
+        mixed ^= mixed >> np.uint64(29)
+    bucket = np.int64(mixed >> np.uint64(64 - FACT_BITS))
+    patterns[4] = bucket
     for way in range(WAYS):
-        if matches(table, bucket, way, desc):
-            entry = table[bucket, way]
-            if entry[KIND] == LOWER and entry[BOUND] >= target:
-                state[REL] = top_cards(state, entry[THRESHOLDS])
-                return 1
-            if entry[KIND] == UPPER and entry[BOUND] < target:
-                state[REL] = top_cards(state, entry[THRESHOLDS])
-                return 0
-            if entry[BEST] >= 0:
-                state[HINT] = entry[BEST]
+        at = (bucket * WAYS + way) * ENTRY_SIZE
+        if (
+            table[at] == desc[0]
+            and table[at + 1] == desc[1]
+            and table[at + THRESHOLDS] == thresholds
+            and table[at + PATTERNS] == patterns[0]
+            and table[at + PATTERNS + 1] == patterns[1]
+            and table[at + PATTERNS + 2] == patterns[2]
+            and table[at + PATTERNS + 3] == patterns[3]
+        ):
+            return at
+    return -1
+
+
+@njit(cache=True)
+def probe(
+    state: np.ndarray,
+    table: np.ndarray,
+    bucket: int,
+    desc: np.ndarray,
+    target: int,
+    patterns: np.ndarray,
+) -> int:
+    """1 or 0 if the table settles whether ``target`` is reached (the cards that mattered go
+    to state[REL]), else -1 (a best move found on the way goes to state[HINT]).
+
+    Partition search: a result is kept with how many top cards of each suit it rested on
+    (its profile), and holds for every position with the same counts and the same owners
+    of those cards. A header lists the profiles stored for positions with the same counts;
+    each is tried, the entry found by hashing the owners of just those cards.
+    """
+    state[HINT] = -1
+    at = header(table, bucket, desc, False)
+    if at < 0:
+        return -1
+    for i in range(table[at + 2]):
+        thresholds = table[at + 3 + i]
+        entry = fact(table, desc, thresholds, patterns)
+        if entry < 0:
+            continue
+        low = table[entry + LOW] >= target
+        if low or table[entry + HIGH] < target:
+            state[REL] = top_cards(state, thresholds)
+            if i > 0:  # the profiles that answer most come first
+                table[at + 3 + i] = table[at + 2 + i]
+                table[at + 2 + i] = thresholds
+            return 1 if low else 0
+        if table[entry + BEST] >= 0:
+            state[HINT] = table[entry + BEST]
     return -1
 
 
@@ -687,8 +755,9 @@ def store(
     target: int,
     relevant: int,
     best: int,
+    patterns: np.ndarray,
 ) -> None:
-    """Keep a result proved at a trick start, with how many top cards of each suit it used."""
+    """Keep a bound proved at a trick start, with how many top cards of each suit it used."""
     thresholds = 0
     for suit in range(4):
         mine = relevant & (SUIT << (13 * suit))
@@ -700,31 +769,34 @@ def store(
                     state[HANDS + seat] & (SUIT << (13 * suit)) & ~((1 << lowest) - 1)
                 )
             thresholds |= above << (4 * suit)
-    kind = LOWER if result else UPPER
-    bound = target if result else target - 1
-    victim = -1
-    for way in range(WAYS):
-        entry = table[bucket, way]
-        if (
-            entry[KIND] == kind
-            and entry[THRESHOLDS] == thresholds
-            and matches(table, bucket, way, desc)
-        ):
-            victim = way
-            break
-    if victim < 0:
-        victim = table[bucket, WAYS, 0] % WAYS  # round robin
-        table[bucket, WAYS, 0] += 1
-    entry = table[bucket, victim]
-    entry[0] = desc[0]
-    entry[1] = desc[1]
-    for suit in range(4):
-        wanted = (thresholds >> (4 * suit)) & 15
-        entry[2 + suit] = desc[2 + suit] & ((1 << (2 * wanted)) - 1)
-    entry[KIND] = kind
-    entry[BOUND] = bound
-    entry[THRESHOLDS] = thresholds
-    entry[BEST] = best
+    at = header(table, bucket, desc, True)
+    known = False
+    for i in range(table[at + 2]):
+        known = known or table[at + 3 + i] == thresholds
+    if not known:
+        if table[at + 2] < PROFILES:
+            table[at + 2] += 1
+        table[at + 2 + table[at + 2]] = thresholds  # when full, the newest replaces the last
+    entry = fact(table, desc, thresholds, patterns)
+    if entry < 0:
+        fact_bucket = patterns[4]
+        way = table[ROBIN + fact_bucket] % WAYS
+        table[ROBIN + fact_bucket] += 1
+        entry = (fact_bucket * WAYS + way) * ENTRY_SIZE
+        table[entry] = desc[0]
+        table[entry + 1] = desc[1]
+        for suit in range(4):
+            table[entry + PATTERNS + suit] = patterns[suit]
+        table[entry + THRESHOLDS] = thresholds
+        table[entry + LOW] = 0
+        table[entry + HIGH] = NO_BOUND
+        table[entry + BEST] = -1
+    if result:
+        table[entry + LOW] = max(table[entry + LOW], target)
+    else:
+        table[entry + HIGH] = min(table[entry + HIGH], target - 1)
+    if best >= 0:
+        table[entry + BEST] = best
 
 
 @njit(cache=True)
@@ -772,9 +844,9 @@ def open_node(
         later = later_tricks(state, target, left)
         if later >= 0:
             return later
-        desc = saved[ply, SAVED_TRICK:]
+        desc = saved[ply, SAVED_TRICK:SAVED_PATTERNS]
         bucket = describe(state, desc)
-        found = probe(state, table, bucket, desc, target)
+        found = probe(state, table, bucket, desc, target, saved[ply, SAVED_PATTERNS:])
         if found >= 0:
             return found
         hint = state[HINT]
@@ -821,8 +893,9 @@ def close_node(
     """Leave the node at ``ply`` with its answer, kept in the table at a trick start."""
     bucket = frames[ply, BUCKET]
     if bucket >= 0:
-        desc = saved[ply, SAVED_TRICK:]
-        store(state, table, bucket, desc, result, frames[ply, TARGET], relevant, best)
+        desc = saved[ply, SAVED_TRICK:SAVED_PATTERNS]
+        patterns = saved[ply, SAVED_PATTERNS:]
+        store(state, table, bucket, desc, result, frames[ply, TARGET], relevant, best, patterns)
 
 
 @njit(cache=True)
