@@ -19,7 +19,9 @@ against each other and against DDS.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 # Offsets into ``state``.
 TRUMPS = 0  #: every trump (0: no trump suit)
@@ -47,7 +49,7 @@ STATE_SIZE = 42
 
 # Columns of ``frames``, one row per ply of the search.
 TARGET = 0  #: tricks the side must still take from this node
-BUCKET = 1  #: table bucket (trick starts), else -1
+BUCKET = 1  #: table bucket at a trick start, NO_TABLE if not kept there, else NOT_A_TRICK_START
 COUNT = 2  #: moves generated
 MOVE = 3  #: the move being tried
 WON = 4  #: what playing it returned (see play)
@@ -84,6 +86,9 @@ HEADS = ROBIN + (1 << FACT_BITS)
 HEAD_ROBIN = HEADS + (1 << HEAD_BITS) * HEAD_WAYS * HEAD_SIZE
 TABLE_SIZE = HEAD_ROBIN + (1 << HEAD_BITS)
 NO_BOUND = 99
+TABLE_FROM = 3  #: tricks left from which trick starts are kept: fewer are quicker searched
+NO_TABLE = -2
+NOT_A_TRICK_START = -1
 
 LITTLE = 52
 BIG = 53
@@ -103,28 +108,42 @@ def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     )
 
 
+@intrinsic
+def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+    """The CPU's population count (LLVM's ctpop)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
+    """The CPU's count of leading zero bits (LLVM's ctlz; 64 for zero)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
+
+    return types.int64(types.int64), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x: int) -> int:
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    # Bytes summed by shifts, not by the usual multiplication: that overflows an int64, and
-    # numba's signed arithmetic lets LLVM assume it does not (a comparison came out wrong).
-    x += x >> 8
-    x += x >> 16
-    x += x >> 32
-    return x & 0x7F
+    """How many bits are set. (An earlier hand-written count summed its bytes by a
+    multiplication that overflows an int64, and LLVM, told signed arithmetic never overflows,
+    folded comparisons of the count wrongly.)"""
+    return _ctpop(x)
 
 
 @njit(cache=True, inline="always")
 def bit_length(x: int) -> int:
-    x |= x >> 1
-    x |= x >> 2
-    x |= x >> 4
-    x |= x >> 8
-    x |= x >> 16
-    x |= x >> 32
-    return popcount(x)
+    """Bits needed for ``x`` >= 0: one more than the index of its highest set bit."""
+    return 64 - _ctlz(x)
 
 
 @njit(cache=True, inline="always")
@@ -822,7 +841,7 @@ def open_node(
     if state[NODES] >= state[LIMIT]:
         return 3
     state[NODES] += 1
-    bucket = -1
+    bucket = NOT_A_TRICK_START
     hint = -1
     if state[TRICK_LEN] == 0:
         sure = quick_tricks(state)
@@ -844,17 +863,19 @@ def open_node(
         later = later_tricks(state, target, left)
         if later >= 0:
             return later
-        desc = saved[ply, SAVED_TRICK:SAVED_PATTERNS]
-        bucket = describe(state, desc)
-        found = probe(state, table, bucket, desc, target, saved[ply, SAVED_PATTERNS:])
-        if found >= 0:
-            return found
-        hint = state[HINT]
+        bucket = NO_TABLE
+        if left >= TABLE_FROM:
+            desc = saved[ply, SAVED_TRICK:SAVED_PATTERNS]
+            bucket = describe(state, desc)
+            found = probe(state, table, bucket, desc, target, saved[ply, SAVED_PATTERNS:])
+            if found >= 0:
+                return found
+            hint = state[HINT]
     seat = state[TO_MOVE]
     frames[ply, BUCKET] = bucket
     frames[ply, SEAT] = seat
     frames[ply, OURS] = 1 if state[SIDES + seat] == state[SIDE] else 0
-    killer = frames[ply, KILLER] if bucket >= 0 else -1
+    killer = frames[ply, KILLER] if bucket != NOT_A_TRICK_START else -1
     frames[ply, COUNT] = generate(state, moves, ply, hint, killer)
     frames[ply, MOVE] = 0
     frames[ply, RELEVANT] = 0
@@ -958,7 +979,7 @@ def reach(
         relevant |= frames[ply, CONTRIBUTION]
         ours = frames[ply, OURS] == 1
         if result == ours:
-            if frames[ply, BUCKET] >= 0:
+            if frames[ply, BUCKET] != NOT_A_TRICK_START:
                 frames[ply, KILLER] = card
             close_node(state, saved, frames, table, ply, result, relevant, card)
             continue
