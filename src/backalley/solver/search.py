@@ -310,8 +310,25 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
         previous = card if card < LITTLE else -1  # a Blooper's lead is like no other (P4)
     # The cards are ascending in row[:count]: score each (in the scratch half), then sort.
     scores = moves[ply, MOVE_ROW:]
+    if state[TRICK_LEN] == 0:
+        group = 0
+        weight = 0
+        for k in range(count):
+            if not (group >> row[k]) & 1:  # the cards come suit by suit
+                group = group_of(row[k], trumps)
+                weight = suit_weight(state, group)
+            scores[k] = lead_score(state, row[k], others, weight)
+    else:
+        i = state[TRICK_LEN] - 1
+        win_card = state[WIN_CARD + i]
+        win_seat = state[WIN_SEAT + i]
+        led_group = group_of(state[TRICK], trumps)
+        partner_has_it = state[SIDES + win_seat] == state[SIDES + seat] and safe_from_later(
+            state, win_card, win_seat, led_group
+        )
+        for k in range(count):
+            scores[k] = follow_score(state, row[k], win_card, led_group, partner_has_it)
     for k in range(count):
-        scores[k] = move_score(state, row[k], others)
         if row[k] == hint:
             scores[k] = 1000
         elif row[k] == killer:
@@ -358,15 +375,19 @@ def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> 
 
 
 @njit(cache=True)
-def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
-    """How promising a lead of ``card`` is (higher: try it sooner)."""
+def rank_of(card: int) -> int:
+    """0 for a two up to 12 for an ace; the Bloopers above."""
+    return card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
+
+
+@njit(cache=True)
+def suit_weight(state: np.ndarray, group: int) -> int:
+    """How good a suit is to lead from for the player on turn: one where the other side
+    holds few cards, but not none, and never first into its ruff."""
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
-    group = group_of(card, trumps)
-    out = group & others
     left = popcount(state[HANDS + seat])
     weight = 0
-    # The suit: leads where the other side holds few cards of it, but not none.
     for other in range(4):
         if state[SIDES + other] != state[SIDES + seat] and state[HANDS + other]:
             length = popcount(state[HANDS + other] & group)
@@ -376,6 +397,17 @@ def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
                 weight -= 150  # it ruffs
             else:
                 weight -= 5 * (left + 1)
+    return weight
+
+
+@njit(cache=True)
+def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
+    """How promising a lead of ``card`` is (higher: try it sooner); ``weight`` is its
+    suit's (see :func:`suit_weight`)."""
+    seat = state[TO_MOVE]
+    group = group_of(card, state[TRUMPS])
+    rank = rank_of(card)
+    out = group & others
     if out >> card == 0:
         return 100 + rank + weight  # a winner: cash it
     top = bit_length(out) - 1
@@ -389,10 +421,9 @@ def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
     if mine >> top:
         weight -= 15  # leading low from under its own top card
     rest = out & ~(1 << top)
-    if rest and (mine >> (bit_length(rest) - 1)) and not (out & ~(1 << top)) >> card:
+    if rest and (mine >> (bit_length(rest) - 1)) and not rest >> card:
         weight += 30  # from a run headed by the second card: knock out the top
-    lho = state[NEXT + seat]
-    rho = lho
+    rho = state[NEXT + seat]
     while state[NEXT + rho] != seat:
         rho = state[NEXT + rho]
     second = bit_length(rest) - 1 if rest else -1
@@ -402,24 +433,18 @@ def lead_score(state: np.ndarray, card: int, others: int, rank: int) -> int:
 
 
 @njit(cache=True)
-def move_score(state: np.ndarray, card: int, others: int) -> int:
-    """How promising ``card`` is for the player on turn (higher: try it sooner)."""
-    seat = state[TO_MOVE]
+def follow_score(
+    state: np.ndarray, card: int, win_card: int, led_group: int, partner_has_it: bool
+) -> int:
+    """How promising ``card`` is in a trick under way (higher: try it sooner): low under a
+    partner who has it won, else the cheapest sure winner, else low."""
     trumps = state[TRUMPS]
-    rank = card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
-    if state[TRICK_LEN] == 0:
-        return lead_score(state, card, others, rank)
-    i = state[TRICK_LEN] - 1
-    win_card = state[WIN_CARD + i]
-    win_seat = state[WIN_SEAT + i]
-    led_group = group_of(state[TRICK], trumps)
+    rank = rank_of(card)
     wins = beats(card, win_card, trumps, led_group)
     ruff = 20 if (trumps >> card) & 1 and not (led_group & trumps) else 0
-    if state[SIDES + win_seat] == state[SIDES + seat] and safe_from_later(
-        state, win_card, win_seat, led_group
-    ):
-        return 10 - rank if wins else 100 - rank - ruff  # partner has it: play low
-    if wins and safe_from_later(state, card, seat, led_group):
+    if partner_has_it:
+        return 10 - rank if wins else 100 - rank - ruff
+    if wins and safe_from_later(state, card, state[TO_MOVE], led_group):
         return 90 - rank - ruff  # the cheapest sure winner
     if wins:
         return 30 - rank - ruff
