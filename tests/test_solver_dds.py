@@ -14,7 +14,7 @@ import pytest
 from endplay import dds  # a test dependency (pyproject: test extra)
 from endplay.types import Deal, Denom
 
-from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, RANKS, SUITS, mask_cards
+from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, RANKS, SUITS, mask_cards, parse_card
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
 from backalley.solver import Position, card_values
@@ -79,3 +79,41 @@ def test_there_are_500_bridge_positions_of_both_kinds():
 def test_solver_agrees_with_dds(chunk):
     for position in POSITIONS[chunk::5]:
         assert card_values(position) == dds_values(position), (SUITS, position)
+
+
+def test_a_refuted_card_does_not_stand_for_cards_its_refutation_never_met():
+    # Found at 6 cards: leading the 3♣ fails, and the search once skipped the 8♣ as "below
+    # every card the refutation rested on". But that refutation had tried the 8♣ and 9♣ left
+    # in the leader's hand as one card; after the 8♣ is led, the 3♣ and 9♣ are not alike,
+    # and discarding the 9♣ under partner's ace (keeping the 3♣ to duck) makes every trick.
+    hands = ["6S 2H 9H 7D AD 5C", "9S QS 5H 3C 8C 9C", "6H 2D 9D JD TC QC", "4S 4C 6C 7C JC AC"]
+    dealt = [[parse_card(name) for name in hand.split()] for hand in hands]
+    rest = [c for c in range(52) if not any(c in hand for hand in dealt)]
+    game = Game(Ruleset.preset("standard", hand_sizes=[6], all_pass="play"))
+    game.start_deal(0, dealt, [BIG_BLOOPER, LITTLE_BLOOPER, *rest])  # no trump
+    while game.phase == Phase.BID:
+        game.apply(game.legal_actions()[0])
+    position = Position.from_game(game)
+    assert position.to_move == 1
+    values = card_values(position)
+    assert values[parse_card("8C")] == 6
+    assert values == dds_values(position)
+
+
+def fresh_no_trump_position(size: int, rng: random.Random) -> Position:
+    cards = list(range(52))
+    rng.shuffle(cards)
+    hands = [cards[i * size : (i + 1) * size] for i in range(4)]
+    game = Game(Ruleset.preset("standard", hand_sizes=[size], all_pass="play"))
+    game.start_deal(rng.randrange(4), hands, [BIG_BLOOPER, LITTLE_BLOOPER, *cards[4 * size :]])
+    while game.phase == Phase.BID:
+        game.apply(game.legal_actions()[0])
+    return Position.from_game(game)
+
+
+@pytest.mark.parametrize("size", [9, 10])
+def test_solver_agrees_with_dds_on_longer_deals(size):
+    rng = random.Random(size)
+    for _ in range(40):
+        position = fresh_no_trump_position(size, rng)
+        assert card_values(position) == dds_values(position)

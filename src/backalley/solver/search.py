@@ -283,31 +283,28 @@ def live_cards(state: np.ndarray) -> int:
 
 @njit(cache=True)
 def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: int) -> int:
-    """Write the legal cards of the player on turn to ``moves[ply]``, one of each set of
-    equivalent cards (adjacent in their group once the other live cards are counted), the
-    promising ones first; return how many."""
+    """Write the legal cards of the player on turn to ``moves[ply]``, the promising ones
+    first; return how many.
+
+    Equivalent cards (adjacent in a hand once the other live cards are counted) are not
+    merged here, as they are at the root: that they are adjacent is a fact about the small
+    cards, which the table and the skipping of refuted cards treat as interchangeable, and
+    a merge would have to be recorded among the cards a result rests on, costing more than
+    it saves. The skipping (:func:`next_move`) tries such cards once anyway whenever the
+    first one's refutation did not rest on them.
+    """
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
     hand = state[HANDS + seat]
     others = live_cards(state) & ~hand
     row = moves[ply, :MOVE_ROW]
     count = 0
-    previous = -1
     rest = legal(state)
     while rest:
         low = rest & -rest
         rest ^= low
-        card = bit_length(low) - 1
-        if equivalent(card, previous, trumps, others):
-            previous = card  # equivalent to the card kept before it
-            if card == hint:
-                hint = row[count - 1]
-            if card == killer:
-                killer = row[count - 1]
-            continue
-        row[count] = card
+        row[count] = bit_length(low) - 1
         count += 1
-        previous = card if card < LITTLE else -1  # a Blooper's lead is like no other (P4)
     # The cards are ascending in row[:count]: score each (in the scratch half), then sort.
     scores = moves[ply, MOVE_ROW:]
     if state[TRICK_LEN] == 0:
