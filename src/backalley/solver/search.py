@@ -132,7 +132,7 @@ def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
     return types.int64(types.int64), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def popcount(x: int) -> int:
     """How many bits are set. (An earlier hand-written count summed its bytes by a
     multiplication that overflows an int64, and LLVM, told signed arithmetic never overflows,
@@ -140,13 +140,13 @@ def popcount(x: int) -> int:
     return _ctpop(x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def bit_length(x: int) -> int:
     """Bits needed for ``x`` >= 0: one more than the index of its highest set bit."""
     return 64 - _ctlz(x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def group_of(card: int, trumps: int) -> int:
     """The cards ranked against ``card``: its suit, or every trump."""
     if (trumps >> card) & 1:
@@ -154,7 +154,7 @@ def group_of(card: int, trumps: int) -> int:
     return SUIT << (13 * (card // 13))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def beats(card: int, best: int, trumps: int, led_group: int) -> bool:
     """Does ``card`` beat ``best``, the card winning the trick so far (P5)?"""
     if (trumps >> best) & 1:
@@ -164,7 +164,7 @@ def beats(card: int, best: int, trumps: int, led_group: int) -> bool:
     return ((led_group >> card) & 1) == 1 and card > best
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def equivalent(card: int, previous: int, trumps: int, others: int) -> bool:
     """Is ``card`` worth the same as ``previous``, the next lower card of the same hand: in
     the same group with no card of ``others`` between them? Never a Blooper (P4)."""
@@ -177,13 +177,13 @@ def equivalent(card: int, previous: int, trumps: int, others: int) -> bool:
     return between == 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", error_model="numpy")
 def tricks_left(state: np.ndarray) -> int:
     """Tricks still to be won, the one in progress included."""
     return popcount(state[HANDS + state[LEADER]]) + (1 if state[TRICK_LEN] else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def legal(state: np.ndarray) -> int:
     """The cards the player on turn may play: P2, P3 and P4, as engine.legal_cards."""
     seat = state[TO_MOVE]
@@ -206,7 +206,7 @@ def legal(state: np.ndarray) -> int:
     return follow if follow else hand
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
     """Play ``card`` for the player on turn: 1 if it completes a trick the side wins, 0 if it
     completes one the side loses, -1 if the trick goes on. A completed trick's winning card
@@ -252,7 +252,7 @@ def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
     return 1 if state[SIDES + win_seat] == state[SIDE] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def undo(state: np.ndarray, saved: np.ndarray, ply: int, card: int, seat: int, won: int) -> None:
     """Take back ``card``, played by ``seat``; ``won`` is what :func:`play` returned."""
     if won < 0:
@@ -271,7 +271,7 @@ def undo(state: np.ndarray, saved: np.ndarray, ply: int, card: int, seat: int, w
     state[TO_MOVE] = seat
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def live_cards(state: np.ndarray) -> int:
     live = 0
     for seat in range(4):
@@ -281,7 +281,7 @@ def live_cards(state: np.ndarray) -> int:
     return live
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: int) -> int:
     """Write the legal cards of the player on turn to ``moves[ply]``, the promising ones
     first; return how many.
@@ -330,20 +330,30 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
             scores[k] = 1000
         elif row[k] == killer:
             scores[k] += 500
-    for k in range(1, count):
-        card = row[k]
-        score = scores[k]
-        j = k - 1
-        while j >= 0 and scores[j] < score:
-            row[j + 1] = row[j]
-            scores[j + 1] = scores[j]
-            j -= 1
-        row[j + 1] = card
-        scores[j + 1] = score
+    select(moves, ply, 0, count)
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def select(moves: np.ndarray, ply: int, start: int, count: int) -> None:
+    """Bring the most promising of the moves from ``start`` on to ``start`` (the lower card
+    on a tie). Moves are picked one at a time, as they are needed: most nodes need one."""
+    best = start
+    for k in range(start + 1, count):
+        score = moves[ply, MOVE_ROW + k]
+        top = moves[ply, MOVE_ROW + best]
+        if score > top or (score == top and moves[ply, k] < moves[ply, best]):
+            best = k
+    if best != start:
+        card = moves[ply, best]
+        moves[ply, best] = moves[ply, start]
+        moves[ply, start] = card
+        score = moves[ply, MOVE_ROW + best]
+        moves[ply, MOVE_ROW + best] = moves[ply, MOVE_ROW + start]
+        moves[ply, MOVE_ROW + start] = score
+
+
+@njit(cache=True, error_model="numpy")
 def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
     """The card ``seat`` could beat others with in this trick: its highest of the suit led,
     or, void in it, its highest trump; -1 if neither."""
@@ -357,7 +367,7 @@ def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> bool:
     """Would ``card``, winning the trick now, stay ahead of every opponent still to play?"""
     trumps = state[TRUMPS]
@@ -371,13 +381,13 @@ def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> 
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rank_of(card: int) -> int:
     """0 for a two up to 12 for an ace; the Bloopers above."""
     return card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def suit_weight(state: np.ndarray, group: int) -> int:
     """How good a suit is to lead from for the player on turn: one where the other side
     holds few cards, but not none, and never first into its ruff."""
@@ -397,7 +407,7 @@ def suit_weight(state: np.ndarray, group: int) -> int:
     return weight
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
     """How promising a lead of ``card`` is (higher: try it sooner); ``weight`` is its
     suit's (see :func:`suit_weight`)."""
@@ -429,7 +439,7 @@ def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
     return 50 - rank + weight  # low from a suit the other side controls
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def follow_score(
     state: np.ndarray, card: int, win_card: int, led_group: int, partner_has_it: bool
 ) -> int:
@@ -448,7 +458,7 @@ def follow_score(
     return 60 - rank - ruff  # low
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quick_tricks(state: np.ndarray) -> int:
     """Tricks the leader's side can cash at once: the leader's winners, or, after a small
     card led to a partner's winner in a suit the other side must follow, the partner's."""
@@ -489,7 +499,7 @@ def quick_tricks(state: np.ndarray) -> int:
     return sure
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cashable(state: np.ndarray, leader: int) -> int:
     """Tricks ``leader``, on lead, can cash at once: cards above every other card out in their
     group (so no partner is forced to overtake): its top trumps, if it may lead them, and its
@@ -531,7 +541,7 @@ def cashable(state: np.ndarray, leader: int) -> int:
     return sure if sure < held else held
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def suit_control(state: np.ndarray, ours: bool) -> tuple[int, int]:
     """With no trump left in any hand: how many tricks a side (the side counted, or the other)
     could at most lead in the suits whose top card it holds (a trick in a suit takes a card
@@ -559,7 +569,7 @@ def suit_control(state: np.ndarray, ours: bool) -> tuple[int, int]:
     return run, tops
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def later_tricks(state: np.ndarray, target: int, left: int) -> int:
     """At a trick start with no trump left in any hand: 0 if the side counted, on lead, needs
     every trick but cannot lead them all in suits it tops (so it must lead one the other
@@ -582,7 +592,7 @@ def later_tricks(state: np.ndarray, target: int, left: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def trump_masters(state: np.ndarray, ours: bool) -> int:
     """Tricks a side (the side counted, or the other) is sure of from its top trumps: a trump
     above every trump of the other side wins the trick it is played to, and one hand's such
@@ -611,7 +621,7 @@ def trump_masters(state: np.ndarray, ours: bool) -> int:
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def masters(state: np.ndarray, seat: int) -> int:
     """The cards of ``seat`` above every other card still out in their group."""
     trumps = state[TRUMPS]
@@ -630,7 +640,7 @@ def masters(state: np.ndarray, seat: int) -> int:
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def describe(state: np.ndarray, desc: np.ndarray) -> int:
     """Describe the position at a trick start for the table; return its bucket.
 
@@ -680,7 +690,7 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
     return np.int64(mixed >> np.uint64(64 - HEAD_BITS))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def top_cards(state: np.ndarray, thresholds: int) -> int:
     """The top cards still out of each suit, as many as ``thresholds`` says (4 bits a suit)."""
     remaining = 0
@@ -699,7 +709,7 @@ def top_cards(state: np.ndarray, thresholds: int) -> int:
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def header(table: np.ndarray, bucket: int, desc: np.ndarray, create: bool) -> int:
     """Where the profiles of positions like ``desc`` (same counts and the rest) are kept;
     -1 if nowhere and not ``create``d."""
@@ -718,7 +728,7 @@ def header(table: np.ndarray, bucket: int, desc: np.ndarray, create: bool) -> in
     return at
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fact(table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndarray) -> int:
     """Where the entry for ``desc`` under ``thresholds`` is, or -1; ``patterns`` gets the
     owners of the top cards the thresholds name, and patterns[4] the entry's bucket."""
@@ -748,7 +758,7 @@ def fact(table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndar
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def probe(
     state: np.ndarray,
     table: np.ndarray,
@@ -786,7 +796,7 @@ def probe(
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def store(
     state: np.ndarray,
     table: np.ndarray,
@@ -840,7 +850,7 @@ def store(
         table[entry + BEST] = best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def open_node(
     state: np.ndarray,
     moves: np.ndarray,
@@ -905,7 +915,7 @@ def open_node(
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def trumps_from(state: np.ndarray, ours: bool) -> int:
     """Every trump still out from the top down to the highest of one side's (the side
     counted if ``ours``): the cards :func:`trump_masters` for the other side rests on."""
@@ -922,7 +932,7 @@ def trumps_from(state: np.ndarray, ours: bool) -> int:
     return remaining & trumps & ~((1 << top) - 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def close_node(
     state: np.ndarray,
     saved: np.ndarray,
@@ -941,7 +951,7 @@ def close_node(
         store(state, table, bucket, desc, result, frames[ply, TARGET], relevant, best, patterns)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def descend(
     state: np.ndarray, moves: np.ndarray, saved: np.ndarray, frames: np.ndarray, ply: int
 ) -> None:
@@ -952,7 +962,7 @@ def descend(
     frames[ply + 1, TARGET] = frames[ply, TARGET] - (won if won > 0 else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reach(
     state: np.ndarray,
     moves: np.ndarray,
@@ -1016,7 +1026,7 @@ def reach(
         close_node(state, saved, frames, table, ply, result, relevant, -1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def next_move(
     state: np.ndarray, moves: np.ndarray, frames: np.ndarray, ply: int, card: int
 ) -> bool:
@@ -1035,13 +1045,16 @@ def next_move(
             frames[ply, SKIP] |= group & (below - 1) if below else group
     move = frames[ply, MOVE] + 1
     count = frames[ply, COUNT]
-    while move < count and (frames[ply, SKIP] >> moves[ply, move]) & 1:
+    while move < count:
+        select(moves, ply, move, count)
+        if not (frames[ply, SKIP] >> moves[ply, move]) & 1:
+            break
         move += 1
     frames[ply, MOVE] = move
     return move < count
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def value(
     state: np.ndarray,
     moves: np.ndarray,
@@ -1074,7 +1087,7 @@ def value(
     return low
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def card_values(
     state: np.ndarray,
     moves: np.ndarray,
