@@ -459,6 +459,44 @@ def follow_score(
 
 
 @njit(cache=True, error_model="numpy")
+def sure_trick(state: np.ndarray) -> int:
+    """In a trick under way: a card that wins it for the side of the player on turn whatever
+    the other side plays — already winning it, or the best card that player or a partner yet
+    to play can play — or -1. (Not after a Blooper lead under P4, whose plays are forced.)"""
+    led = state[TRICK]
+    if led >= LITTLE and state[BLOOPER]:
+        return -1
+    trumps = state[TRUMPS]
+    led_group = group_of(led, trumps)
+    seat = state[TO_MOVE]
+    side = state[SIDES + seat]
+    i = state[TRICK_LEN] - 1
+    win_card = state[WIN_CARD + i]
+    best = win_card if state[SIDES + state[WIN_SEAT + i]] == side else -1
+    later = seat
+    for _ in range(state[SEATS] - state[TRICK_LEN]):
+        if state[SIDES + later] == side:
+            card = best_threat(state, later, led_group)
+            if (
+                card >= 0
+                and beats(card, win_card, trumps, led_group)
+                and (best < 0 or beats(card, best, trumps, led_group))
+            ):
+                best = card
+        later = state[NEXT + later]
+    if best < 0:
+        return -1
+    later = seat
+    for _ in range(state[SEATS] - state[TRICK_LEN]):
+        if state[SIDES + later] != side:
+            threat = best_threat(state, later, led_group)
+            if threat >= 0 and beats(threat, best, trumps, led_group):
+                return -1
+        later = state[NEXT + later]
+    return best
+
+
+@njit(cache=True, error_model="numpy")
 def quick_tricks(state: np.ndarray) -> int:
     """Tricks the leader's side can cash at once: the leader's winners, or, after a small
     card led to a partner's winner in a suit the other side must follow, the partner's."""
@@ -875,6 +913,16 @@ def open_node(
     state[NODES] += 1
     bucket = NOT_A_TRICK_START
     hint = -1
+    if state[TRICK_LEN] and (target == 1 or target == left):
+        card = sure_trick(state)
+        if card >= 0:
+            ours = state[SIDES + state[TO_MOVE]] == state[SIDE]
+            if ours and target == 1:
+                state[REL] = 1 << card
+                return 1
+            if not ours and target == left:
+                state[REL] = 1 << card
+                return 0
     if state[TRICK_LEN] == 0:
         sure = quick_tricks(state)
         if state[SIDES + leader] == state[SIDE]:
