@@ -416,7 +416,7 @@ def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
     rank = rank_of(card)
     out = group & others
     if out >> card == 0:
-        return 100 + rank + weight  # a winner: cash it
+        return 100 - rank + weight  # a winner: cash it
     top = bit_length(out) - 1
     partner_top = False
     for mate in range(4):
