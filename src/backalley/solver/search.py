@@ -5,12 +5,17 @@ Everything lives in flat int64 arrays so that numba can compile it to machine co
 - ``state``: the position (fields at the offsets below) and a node counter;
 - ``moves``: one row of candidate cards per ply, so the search allocates nothing;
 - ``saved``: one row per ply of what undoing a completed trick needs, and the table key;
-- ``table``: the transposition table, filled at trick starts only. Its entries use
-  *partition search*: a result is stored with how many of the top cards of each suit it
-  rested on, and holds for every position with the same hand lengths and the same owners
-  of those cards, whatever the small cards below them. The key also holds everything else
-  that decides the outcome, so that entries stay true across searches and across deals:
-  a bot solving many sampled deals reuses the endings they share.
+- ``table``: the transposition table (one flat array: entries, then headers), filled at
+  trick starts only. Its entries use *partition search*: a bound is stored with how many of
+  the top cards of each suit it rested on (its profile), and holds for every position with
+  the same hand lengths and the same owners of those cards, whatever the small cards below
+  them. A header per set of hand lengths lists the profiles stored; each entry is found by
+  hashing the owners of its profile's cards. The key also holds everything else that
+  decides the outcome, so that entries stay true across searches and across deals: a bot
+  solving many sampled deals reuses the endings they share.
+
+Every answer comes with the cards whose ranks it rests on, and whatever compares ranks must
+say so: the table and the skipping of refuted cards (:func:`next_move`) both trust it.
 
 Play follows :func:`backalley.engine.legal_cards` (P2–P4) exactly; tests check the two
 against each other and against DDS.
