@@ -435,12 +435,25 @@ def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
     rest = out & ~(1 << top)
     if rest and (mine >> (bit_length(rest) - 1)) and not rest >> card:
         weight += 30  # from a run headed by the second card: knock out the top
-    rho = state[NEXT + seat]
+    lho = state[NEXT + seat]
+    rho = lho
     while state[NEXT + rho] != seat:
         rho = state[NEXT + rho]
     second = bit_length(rest) - 1 if rest else -1
     if (state[HANDS + rho] >> top) & 1 or (second >= 0 and (state[HANDS + rho] >> second) & 1):
         weight -= 10  # the player after partner is over it
+    partner = state[NEXT + lho]
+    if (
+        partner != seat
+        and state[SIDES + partner] == state[SIDES + seat]
+        and (state[HANDS + lho] >> top) & 1
+        and second >= 0
+        and (state[HANDS + partner] >> second) & 1
+    ):
+        weight += 30  # through the top card to partner's second
+    for other in range(4):
+        if (state[HANDS + other] >> top) & 1 and popcount(state[HANDS + other] & group) == 1:
+            weight += 25  # the top card is bare: it falls
     return 50 - rank + weight  # low from a suit the other side controls
 
 
