@@ -409,6 +409,13 @@ def suit_weight(state: np.ndarray, group: int) -> int:
                 weight -= 150  # it ruffs
             else:
                 weight -= 5 * (left + 1)
+        elif (
+            other != seat
+            and state[HANDS + other]
+            and not trumps
+            and not state[HANDS + other] & group
+        ):
+            weight -= 10  # partner is void: it cannot win there
     return weight
 
 
