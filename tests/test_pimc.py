@@ -8,10 +8,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backalley.bots import make_bot, play_game
+from backalley.bots import make_bot, pimc, play_game
 from backalley.bots.pimc import PimcBot, deal_hidden, exclusions
 from backalley.cards import SUIT_MASKS, trump_mask
 from backalley.engine import BIG_BLOOPER, PASS, Game
+from backalley.rules import Ruleset
 from backalley.view import TRUMPS
 from support import cards, deal, game_of, mask, play
 from test_properties import random_game, rulesets
@@ -122,3 +123,12 @@ def test_levels_hard_and_expert_are_pimc_with_growing_budgets():
     assert hard.samples < expert.samples and hard.seconds < expert.seconds
     assert hard.nodes < expert.nodes
     assert BIG_BLOOPER == 53 and mask("BJ") == 1 << 53
+
+
+def test_later_samples_get_nodes_in_proportion_to_the_time_left(monkeypatch):
+    game = Game(Ruleset.preset("standard", hand_sizes=[13]), seed=4)
+    clock = iter([0.0, 0.0, 0.5, 0.95, 1.1])  # the deadline, then one reading a sample
+    monkeypatch.setattr(pimc.time, "perf_counter", lambda: next(clock))
+    bot = PimcBot(samples=10, seconds=1.0, nodes=1000)
+    budgets = [budget for _, budget in bot._samples(game.view(game.to_move), random.Random(0))]
+    assert budgets == [1000, 500, 100]  # full, half, then a tenth at least; then time is up

@@ -61,9 +61,9 @@ class PimcBot:
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
         solved = 0
-        for hands in self._samples(view, rng):
+        for hands, budget in self._samples(view, rng):
             try:
-                values = card_values(_position(view, hands), budget=self.nodes)
+                values = card_values(_position(view, hands), budget=budget)
             except OutOfBudget:
                 if solved == 0:
                     break  # the deal is still too big to solve in budget
@@ -98,10 +98,10 @@ class PimcBot:
         leader = _leader_so_far(view)
         mine, _sure = estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
-        for hands in self._samples(view, rng):
+        for hands, budget in self._samples(view, rng):
             position = _position(view, hands, leader=leader)
             try:
-                taken = tricks(position, side=side, budget=self.nodes)
+                taken = tricks(position, side=side, budget=budget)
             except OutOfBudget:
                 if not outcomes:
                     break
@@ -137,19 +137,24 @@ class PimcBot:
 
     # ---------------------------------------------------------------- sampling
 
-    def _samples(self, view: SeatView, rng: random.Random) -> Iterator[list[int]]:
-        """Up to ``samples`` deals of the hidden cards, within the time budget."""
+    def _samples(self, view: SeatView, rng: random.Random) -> Iterator[tuple[list[int], int]]:
+        """Up to ``samples`` deals of the hidden cards, within the time budget, each with the
+        nodes its solve may take: the full budget at first, then in proportion to the time
+        left (a tenth at least), so that one big deal late in the budget cannot overrun it
+        by a whole solve."""
         deadline = time.perf_counter() + self.seconds
         banned = exclusions(view)
         for i in range(self.samples):
-            if i and time.perf_counter() > deadline:
+            left = deadline - time.perf_counter()
+            if i and left <= 0:
                 return
             hands = deal_hidden(view, rng, banned)
             if hands is None:
                 hands = deal_hidden(view, rng, exclusions(view, bloopers=False))
             if hands is None:
                 return
-            yield hands
+            share = 1.0 if i == 0 else max(0.1, min(1.0, left / self.seconds))
+            yield hands, int(self.nodes * share)
 
 
 def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
