@@ -114,24 +114,24 @@ def new_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 
 @intrinsic
-def _ctpop(typingctx, x):  # type: ignore[no-untyped-def]
+def _ctpop(typingctx, x):
     """The CPU's population count (LLVM's ctpop)."""
     if not isinstance(x, types.Integer):
         return None
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
 
     return types.int64(types.int64), codegen
 
 
 @intrinsic
-def _ctlz(typingctx, x):  # type: ignore[no-untyped-def]
+def _ctlz(typingctx, x):
     """The CPU's count of leading zero bits (LLVM's ctlz; 64 for zero)."""
     if not isinstance(x, types.Integer):
         return None
 
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+    def codegen(context, builder, signature, args):
         return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
 
     return types.int64(types.int64), codegen
