@@ -315,11 +315,27 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
     if state[TRICK_LEN] == 0:
         group = 0
         weight = 0
+        low = 0
         for k in range(count):
-            if not (group >> row[k]) & 1:  # the cards come suit by suit
-                group = group_of(row[k], trumps)
+            card = row[k]
+            if not (group >> card) & 1:  # the cards come suit by suit
+                group = group_of(card, trumps)
                 weight = suit_weight(state, group)
-            scores[k] = lead_score(state, row[k], others, weight)
+                low = low_lead_weight(state, group, others)
+            out = group & others
+            rank = rank_of(card)
+            if out >> card == 0:
+                scores[k] = 100 - rank + weight  # a winner: cash it
+            elif low == PARTNER_TOP:
+                scores[k] = 80 - rank + weight  # low to partner's winner
+            else:
+                rest = out & ~(1 << (bit_length(out) - 1))
+                run = (
+                    rest != 0
+                    and ((hand & group) >> (bit_length(rest) - 1)) != 0
+                    and (rest >> card) == 0
+                )  # from a run headed by the second card: knock out the top
+                scores[k] = 50 - rank + weight + low + (30 if run else 0)
     else:
         i = state[TRICK_LEN] - 1
         win_card = state[WIN_CARD + i]
@@ -419,37 +435,37 @@ def suit_weight(state: np.ndarray, group: int) -> int:
     return weight
 
 
+PARTNER_TOP = 1000  #: :func:`low_lead_weight` adds it when a partner holds the top card
+
+
 @njit(cache=True, error_model="numpy")
-def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
-    """How promising a lead of ``card`` is (higher: try it sooner); ``weight`` is its
-    suit's (see :func:`suit_weight`)."""
+def low_lead_weight(state: np.ndarray, group: int, others: int) -> int:
+    """What makes a suit good to lead low in, for the player on turn, beyond
+    :func:`suit_weight`: plus PARTNER_TOP when a partner holds the top card out."""
     seat = state[TO_MOVE]
-    group = group_of(card, state[TRUMPS])
-    rank = rank_of(card)
     out = group & others
-    if out >> card == 0:
-        return 100 - rank + weight  # a winner: cash it
+    if out == 0:
+        return 0
     top = bit_length(out) - 1
-    partner_top = False
-    for mate in range(4):
-        if mate != seat and state[SIDES + mate] == state[SIDES + seat]:
-            partner_top = partner_top or (state[HANDS + mate] >> top) & 1 == 1
-    if partner_top:
-        return 80 - rank + weight  # low to partner's winner
-    mine = state[HANDS + seat] & group
-    if mine >> top:
-        weight -= 15  # leading low from under its own top card
-    rest = out & ~(1 << top)
-    if rest and (mine >> (bit_length(rest) - 1)) and not rest >> card:
-        weight += 30  # from a run headed by the second card: knock out the top
     lho = state[NEXT + seat]
+    partner = state[NEXT + lho]
     rho = lho
     while state[NEXT + rho] != seat:
         rho = state[NEXT + rho]
+    for mate in range(4):
+        if (
+            mate != seat
+            and state[SIDES + mate] == state[SIDES + seat]
+            and (state[HANDS + mate] >> top) & 1
+        ):
+            return PARTNER_TOP
+    weight = 0
+    if (state[HANDS + seat] & group) >> top:
+        weight -= 15  # leading low from under its own top card
+    rest = out & ~(1 << top)
     second = bit_length(rest) - 1 if rest else -1
     if (state[HANDS + rho] >> top) & 1 or (second >= 0 and (state[HANDS + rho] >> second) & 1):
         weight -= 10  # the player after partner is over it
-    partner = state[NEXT + lho]
     if (
         partner != seat
         and state[SIDES + partner] == state[SIDES + seat]
@@ -461,7 +477,7 @@ def lead_score(state: np.ndarray, card: int, others: int, weight: int) -> int:
     for other in range(4):
         if (state[HANDS + other] >> top) & 1 and popcount(state[HANDS + other] & group) == 1:
             weight += 25  # the top card is bare: it falls
-    return 50 - rank + weight  # low from a suit the other side controls
+    return weight
 
 
 @njit(cache=True, error_model="numpy")
