@@ -188,7 +188,7 @@ def tricks_left(state: np.ndarray) -> int:
     return popcount(state[HANDS + state[LEADER]]) + (1 if state[TRICK_LEN] else 0)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def legal(state: np.ndarray) -> int:
     """The cards the player on turn may play: P2, P3 and P4, as engine.legal_cards."""
     seat = state[TO_MOVE]
@@ -276,7 +276,7 @@ def undo(state: np.ndarray, saved: np.ndarray, ply: int, card: int, seat: int, w
     state[TO_MOVE] = seat
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def live_cards(state: np.ndarray) -> int:
     live = 0
     for seat in range(4):
@@ -355,7 +355,7 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
     return count
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def select(moves: np.ndarray, ply: int, start: int, count: int) -> None:
     """Bring the most promising of the moves from ``start`` on to ``start`` (the lower card
     on a tie). Moves are picked one at a time, as they are needed: most nodes need one."""
@@ -374,7 +374,7 @@ def select(moves: np.ndarray, ply: int, start: int, count: int) -> None:
         moves[ply, MOVE_ROW + start] = score
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
     """The card ``seat`` could beat others with in this trick: its highest of the suit led,
     or, void in it, its highest trump; -1 if neither."""
@@ -388,7 +388,7 @@ def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> bool:
     """Would ``card``, winning the trick now, stay ahead of every opponent still to play?"""
     trumps = state[TRUMPS]
@@ -402,7 +402,7 @@ def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> 
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def rank_of(card: int) -> int:
     """0 for a two up to 12 for an ace; the Bloopers above."""
     return card - 13 * (card // 13) if card < LITTLE else 13 + card - LITTLE
@@ -480,7 +480,7 @@ def low_lead_weight(state: np.ndarray, group: int, others: int) -> int:
     return weight
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, inline="always", error_model="numpy")
 def follow_score(
     state: np.ndarray, card: int, win_card: int, led_group: int, partner_has_it: bool
 ) -> int:
