@@ -132,3 +132,14 @@ def test_later_samples_get_nodes_in_proportion_to_the_time_left(monkeypatch):
     bot = PimcBot(samples=10, seconds=1.0, nodes=1000)
     budgets = [budget for _, budget in bot._samples(game.view(game.to_move), random.Random(0))]
     assert budgets == [1000, 500, 100]  # full, half, then a tenth at least; then time is up
+
+
+def test_a_solve_that_spent_its_budget_teaches_the_bot_its_speed(monkeypatch):
+    game = Game(Ruleset.preset("standard", hand_sizes=[13]), seed=4)
+    clock = iter([0.0, 0.0, 0.0, 0.5])  # the rate, the deadline, then one a sample
+    monkeypatch.setattr(pimc.time, "perf_counter", lambda: next(clock))
+    bot = PimcBot(samples=2, seconds=1.0, nodes=10**6)
+    bot._learn_rate(3000, start=-2.0)  # 3,000 nodes in the two seconds up to the clock's 0.0
+    assert bot.rate == 1500
+    budgets = [budget for _, budget in bot._samples(game.view(game.to_move), random.Random(0))]
+    assert budgets == [1500, 750]  # what the rate allows in the whole budget, then in half

@@ -42,6 +42,7 @@ class PimcBot:
     fallback: HeuristicBot = field(default_factory=HeuristicBot)
     fallbacks: int = 0  #: decisions left to the heuristic bot for want of a solved sample
     last_solved: int = 0  #: samples solved for the last decision
+    rate: float = 0.0  #: nodes a second, seen on a solve that spent its budget (0: not yet)
 
     def act(self, view: SeatView, rng: random.Random) -> int:
         """A bid or a card, from solved samples of the hidden hands."""
@@ -62,9 +63,11 @@ class PimcBot:
         totals = dict.fromkeys(legal, 0.0)
         solved = 0
         for hands, budget in self._samples(view, rng):
+            start = time.perf_counter()
             try:
                 values = card_values(_position(view, hands), budget=budget)
             except OutOfBudget:
+                self._learn_rate(budget, start)
                 if solved == 0:
                     break  # the deal is still too big to solve in budget
                 continue
@@ -100,9 +103,11 @@ class PimcBot:
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
         for hands, budget in self._samples(view, rng):
             position = _position(view, hands, leader=leader)
+            start = time.perf_counter()
             try:
                 taken = tricks(position, side=side, budget=budget)
             except OutOfBudget:
+                self._learn_rate(budget, start)
                 if not outcomes:
                     break
                 continue
@@ -140,7 +145,8 @@ class PimcBot:
     def _samples(self, view: SeatView, rng: random.Random) -> Iterator[tuple[list[int], int]]:
         """Up to ``samples`` deals of the hidden cards, within the time budget, each with the
         nodes its solve may take: the full budget at first, then in proportion to the time
-        left (a tenth at least), so that one big deal late in the budget cannot overrun it
+        left (a tenth at least), and never more than the time left allows at the rate seen
+        on solves that spent their budget — so that one big deal cannot overrun the decision
         by a whole solve."""
         deadline = time.perf_counter() + self.seconds
         banned = exclusions(view)
@@ -154,7 +160,16 @@ class PimcBot:
             if hands is None:
                 return
             share = 1.0 if i == 0 else max(0.1, min(1.0, left / self.seconds))
-            yield hands, int(self.nodes * share)
+            budget = int(self.nodes * share)
+            if self.rate > 0:
+                budget = min(budget, max(1, int(self.rate * self.seconds * share)))
+            yield hands, budget
+
+    def _learn_rate(self, budget: int, start: float) -> None:
+        """Remember how fast a solve that spent all of ``budget`` went."""
+        elapsed = time.perf_counter() - start
+        if elapsed > 0:
+            self.rate = budget / elapsed
 
 
 def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
