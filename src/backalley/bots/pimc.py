@@ -13,8 +13,10 @@ contract and setting the other side's as the score sheet does. Among cards that 
 same, the heuristic bot's choice breaks the tie.
 
 Time is bounded three ways: a number of samples, a wall-clock budget per decision, and a node
-budget per solve. When no sample can be solved within budget (large hands early in a deal),
-the bot plays as the heuristic bot does and says so in :attr:`PimcBot.fallbacks`.
+budget per solve, which shrinks with the time left. When no sample can be solved within
+budget (large hands early in a deal), the bot plays as the heuristic bot does and says so in
+:attr:`PimcBot.fallbacks`. Because the budget is partly wall-clock, how many samples a
+decision gets, and so its choice, can differ from one run to the next on a busy machine.
 """
 
 from __future__ import annotations
