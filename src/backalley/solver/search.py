@@ -69,7 +69,7 @@ FRAME_SIZE = 11
 MAX_PLY = 64
 MOVE_ROW = 16
 SAVED_TRICK = 11  #: ``saved`` columns: a completed trick, then the position's description
-SAVED_PATTERNS = SAVED_TRICK + 10  #: then scratch for the table (see :func:`fact`)
+SAVED_PATTERNS = SAVED_TRICK + 6  #: then scratch for the table (see :func:`fact`)
 SAVED_SIZE = SAVED_PATTERNS + 5
 
 # The table, one flat array: facts, then profiles (see :func:`probe`).
@@ -304,37 +304,38 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
     others = live_cards(state) & ~hand
     row = moves[ply, :MOVE_ROW]
     count = 0
-    rest = legal(state)
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        row[count] = bit_length(low) - 1
+    cards = legal(state)
+    while cards:
+        lowest = cards & -cards
+        cards ^= lowest
+        row[count] = bit_length(lowest) - 1
         count += 1
-    # The cards are ascending in row[:count]: score each (in the scratch half), then sort.
+    # The cards are ascending in row[:count]: score each (in the scratch half).
     scores = moves[ply, MOVE_ROW:]
     if state[TRICK_LEN] == 0:
         group = 0
+        out = 0
+        below_top = 0
         weight = 0
         low = 0
+        second_mine = False
         for k in range(count):
             card = row[k]
             if not (group >> card) & 1:  # the cards come suit by suit
                 group = group_of(card, trumps)
+                out = group & others
+                below_top = out & ~(1 << (bit_length(out) - 1)) if out else 0
+                second_mine = below_top != 0 and (hand & group) >> (bit_length(below_top) - 1) != 0
                 weight = suit_weight(state, group)
                 low = low_lead_weight(state, group, others)
-            out = group & others
             rank = rank_of(card)
             if out >> card == 0:
                 scores[k] = 100 - rank + weight  # a winner: cash it
             elif low == PARTNER_TOP:
                 scores[k] = 80 - rank + weight  # low to partner's winner
             else:
-                rest = out & ~(1 << (bit_length(out) - 1))
-                run = (
-                    rest != 0
-                    and ((hand & group) >> (bit_length(rest) - 1)) != 0
-                    and (rest >> card) == 0
-                )  # from a run headed by the second card: knock out the top
+                # from a run headed by the second card: knock out the top
+                run = second_mine and (below_top >> card) == 0
                 scores[k] = 50 - rank + weight + low + (30 if run else 0)
     else:
         i = state[TRICK_LEN] - 1
@@ -435,13 +436,13 @@ def suit_weight(state: np.ndarray, group: int) -> int:
     return weight
 
 
-PARTNER_TOP = 1000  #: :func:`low_lead_weight` adds it when a partner holds the top card
+PARTNER_TOP = 1000  #: what :func:`low_lead_weight` says when a partner holds the top card
 
 
 @njit(cache=True, error_model="numpy")
 def low_lead_weight(state: np.ndarray, group: int, others: int) -> int:
     """What makes a suit good to lead low in, for the player on turn, beyond
-    :func:`suit_weight`: plus PARTNER_TOP when a partner holds the top card out."""
+    :func:`suit_weight`; PARTNER_TOP when a partner holds the top card out."""
     seat = state[TO_MOVE]
     out = group & others
     if out == 0:
@@ -525,15 +526,8 @@ def sure_trick(state: np.ndarray) -> int:
             ):
                 best = card
         later = state[NEXT + later]
-    if best < 0:
+    if best < 0 or not safe_from_later(state, best, seat, led_group):
         return -1
-    later = seat
-    for _ in range(state[SEATS] - state[TRICK_LEN]):
-        if state[SIDES + later] != side:
-            threat = best_threat(state, later, led_group)
-            if threat >= 0 and beats(threat, best, trumps, led_group):
-                return -1
-        later = state[NEXT + later]
     return best
 
 
@@ -725,8 +719,8 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
 
     ``desc`` gets: [0] how many cards of each suit each hand holds, [1] everything else
     that decides the outcome (rules and seating, who holds each joker, leader, broken
-    trumps), [2:6] per suit, who holds each card still out, from the top (2 bits a card),
-    [6:10] how many cards of each suit are still out. An entry of the table stores, per
+    trumps), [2:6] per suit, who holds each card still out, from the top (2 bits a card).
+    An entry of the table stores, per
     suit, how many of the top cards mattered to its result (partition search): a position
     matches if its counts and its owners of those cards are the same — the rest of each
     suit is just "small cards".
@@ -761,7 +755,6 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
             pattern |= owner << (2 * length)
             length += 1
         desc[2 + suit] = pattern
-        desc[6 + suit] = length
     mixed = np.uint64(0x9E3779B97F4A7C15)
     for word in range(2):
         mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
@@ -888,16 +881,12 @@ def store(
     patterns: np.ndarray,
 ) -> None:
     """Keep a bound proved at a trick start, with how many top cards of each suit it used."""
+    remaining = state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3]
     thresholds = 0
     for suit in range(4):
         mine = relevant & (SUIT << (13 * suit))
         if mine:
-            lowest = bit_length(mine & -mine) - 1
-            above = 0
-            for seat in range(4):
-                above += popcount(
-                    state[HANDS + seat] & (SUIT << (13 * suit)) & ~((1 << lowest) - 1)
-                )
+            above = popcount(remaining & (SUIT << (13 * suit)) & -(mine & -mine))
             thresholds |= above << (4 * suit)
     at = header(table, bucket, desc, True)
     known = False
@@ -1131,7 +1120,7 @@ def next_move(
         mattered = frames[ply, RELEVANT] & group
         below = mattered & -mattered  # the lowest card that mattered (0: none did)
         if below == 0 or card < bit_length(below) - 1:
-            frames[ply, SKIP] |= group & (below - 1) if below else group
+            frames[ply, SKIP] |= group & (below - 1)  # the whole group when none mattered
     move = frames[ply, MOVE] + 1
     count = frames[ply, COUNT]
     while move < count:
