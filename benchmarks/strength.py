@@ -1,11 +1,13 @@
 """Bot strength: duplicate matches under the standard rules, with 95 % confidence intervals.
 
     python benchmarks/strength.py [--games N] [--jobs J] [--seed S] [--ladder A:B,C:D]
+                                  [--repeatable]
 
 Each line of the ladder is one match: every deal set played twice with the pairs swapped
 (see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero. The
 default ladder is the issue's: heuristic against random, then pimc (at the ``hard`` level's
-budget) against heuristic.
+budget) against heuristic. ``--repeatable`` drops the bots' wall-clock budgets (see
+``backalley arena --repeatable``), so that a run can be played again game for game.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ladder", default=LADDER, help="matches A:B, comma-separated")
+    parser.add_argument(
+        "--repeatable", action="store_true", help="no wall-clock budgets: same seed, same games"
+    )
     args = parser.parse_args()
     ladder = [tuple(pair.split(":", 1)) for pair in args.ladder.split(",")]
     rules = Ruleset.preset("standard")
@@ -39,7 +44,9 @@ def main() -> None:
         table.add_column(column, justify="left" if column in "AB" else "right")
     for a, b in track(ladder, description="Matches", console=Console(stderr=True)):
         start = time.perf_counter()
-        report = run_match(a, b, rules, args.games, args.seed, args.jobs)
+        report = run_match(
+            a, b, rules, args.games, args.seed, args.jobs, repeatable=args.repeatable
+        )
         mean, half = report.difference
         bot_a, bot_b = report.bots
         verdict = "above zero" if mean - half > 0 else "NOT above zero"

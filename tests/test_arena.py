@@ -86,3 +86,18 @@ def test_arena_refuses_bad_input_in_one_line(capsys, tmp_path):
     assert main(["arena", "random", "oracle", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "unknown bot 'oracle'" in err and err.count("\n") == 1
+
+
+def test_a_repeatable_match_keeps_the_bots_off_the_clock(monkeypatch):
+    from backalley.bots import pimc
+
+    def no_clock() -> float:
+        raise AssertionError("a bot read the clock")
+
+    monkeypatch.setattr(pimc.time, "perf_counter", no_clock)
+    rules = Ruleset.preset("standard", hand_sizes=[3, 2])
+    one = run_match("hard", "heuristic", rules, games=2, seed=6, repeatable=True)
+    two = run_match("hard", "heuristic", rules, games=2, seed=6, repeatable=True)
+    assert [r.record for r in one.results] == [r.record for r in two.results]
+    with pytest.raises(AssertionError, match="read the clock"):
+        run_match("hard", "heuristic", rules, games=2, seed=6)

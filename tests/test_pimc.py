@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley.bots import make_bot, pimc, play_game
 from backalley.bots.pimc import PimcBot, deal_hidden, exclusions
 from backalley.cards import SUIT_MASKS, trump_mask
-from backalley.engine import BIG_BLOOPER, PASS, Game
+from backalley.engine import BIG_BLOOPER, PASS, Game, Phase
 from backalley.rules import Ruleset
 from backalley.view import TRUMPS
 from support import cards, deal, game_of, mask, play
@@ -143,3 +144,26 @@ def test_a_solve_that_spent_its_budget_teaches_the_bot_its_speed(monkeypatch):
     assert bot.rate == 1500
     budgets = [budget for _, budget in bot._samples(game.view(game.to_move), random.Random(0))]
     assert budgets == [1500, 750]  # what the rate allows in the whole budget, then in half
+
+
+def _no_clock() -> float:
+    raise AssertionError("a repeatable bot read the clock")
+
+
+def test_a_repeatable_bot_never_reads_the_clock_and_solves_every_sample(monkeypatch):
+    game = Game(Ruleset.preset("standard", hand_sizes=[6]), seed=8)
+    while game.phase == Phase.BID:
+        game.apply(make_bot("heuristic").act(game.view(game.to_move), random.Random(0)))
+    view = game.view(game.to_move)
+    monkeypatch.setattr(pimc.time, "perf_counter", _no_clock)
+    bot = make_bot("hard", repeatable=True)
+    assert isinstance(bot, PimcBot) and bot.seconds is None
+    assert bot.nodes == make_bot("hard").nodes  # the same counts, only the clock is gone
+    budgets = [budget for _, budget in bot._samples(view, random.Random(0))]
+    assert budgets == [bot.nodes] * bot.samples
+    first = bot.act(view, random.Random(3))
+    assert bot.last_solved == bot.samples
+    again = make_bot("hard", repeatable=True).act(view, random.Random(3))
+    assert first == again and first in view.legal_actions
+    with pytest.raises(AssertionError, match="read the clock"):
+        make_bot("hard").act(view, random.Random(3))  # the timed bot does read it

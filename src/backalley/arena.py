@@ -93,11 +93,14 @@ def seatings(num_players: int) -> list[tuple[int, ...]]:
     return alone + [tuple(1 - b for b in seating) for seating in alone]
 
 
-def play_pair(bot_a: str, bot_b: str, rules: Ruleset, seed: int, pair: int) -> list[GameResult]:
-    """Every game of deal set ``pair``: the same cards under each seating."""
+def play_pair(
+    bot_a: str, bot_b: str, rules: Ruleset, seed: int, pair: int, repeatable: bool = False
+) -> list[GameResult]:
+    """Every game of deal set ``pair``: the same cards under each seating. With
+    ``repeatable`` bots, the seed alone decides every game (see :func:`make_bot`)."""
     results = []
     for number, seating in enumerate(seatings(rules.num_players)):
-        a, b = make_bot(bot_a), make_bot(bot_b)
+        a, b = make_bot(bot_a, repeatable), make_bot(bot_b, repeatable)
         bots = [a if who == 0 else b for who in seating]
         game = Game(rules)
         deal = _duplicate_dealer(seed, pair)
@@ -226,15 +229,18 @@ def run_match(
     seed: int,
     jobs: int = 1,
     on_pair: Callable[[list[GameResult]], None] | None = None,
+    repeatable: bool = False,
 ) -> MatchReport:
-    """Play about ``games`` games — whole deal sets, at least one — across ``jobs``.
+    """Play about ``games`` games — whole deal sets, at least one — across ``jobs``; with
+    ``repeatable`` bots, which keep to no wall-clock budget, the same seed plays the same
+    games on any machine.
 
     :raises ValueError: for an unknown bot.
     """
     make_bot(bot_a), make_bot(bot_b)  # fail early on an unknown name
     report = MatchReport(rules, seed, (BotSummary(bot_a), BotSummary(bot_b)))
     pairs = range(deal_sets(rules, games))
-    for pair in _pairs(bot_a, bot_b, rules, seed, pairs, jobs):
+    for pair in _pairs(bot_a, bot_b, rules, seed, pairs, jobs, repeatable):
         report.add(pair)
         if on_pair is not None:
             on_pair(pair)
@@ -248,11 +254,17 @@ def deal_sets(rules: Ruleset, games: int) -> int:
 
 
 def _pairs(
-    bot_a: str, bot_b: str, rules: Ruleset, seed: int, pairs: range, jobs: int
+    bot_a: str,
+    bot_b: str,
+    rules: Ruleset,
+    seed: int,
+    pairs: range,
+    jobs: int,
+    repeatable: bool,
 ) -> Iterator[list[GameResult]]:
     if jobs <= 1:
         for pair in pairs:
-            yield play_pair(bot_a, bot_b, rules, seed, pair)
+            yield play_pair(bot_a, bot_b, rules, seed, pair, repeatable)
         return
     spec = (rules.name, rules.options())  # plain data crosses processes; the rule set is rebuilt
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -264,11 +276,18 @@ def _pairs(
             [spec] * n,
             [seed] * n,
             pairs,
+            [repeatable] * n,
             chunksize=4,
         )
 
 
 def _play_pair_in_worker(
-    bot_a: str, bot_b: str, spec: tuple[str, dict[str, Any]], seed: int, pair: int
+    bot_a: str,
+    bot_b: str,
+    spec: tuple[str, dict[str, Any]],
+    seed: int,
+    pair: int,
+    repeatable: bool,
 ) -> list[GameResult]:
-    return play_pair(bot_a, bot_b, Ruleset.preset(spec[0], **spec[1]), seed, pair)
+    rules = Ruleset.preset(spec[0], **spec[1])
+    return play_pair(bot_a, bot_b, rules, seed, pair, repeatable)

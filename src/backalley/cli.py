@@ -91,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_option_argument(arena)
     arena.add_argument("--out", type=Path, help=_("folder for the game records"))
     arena.add_argument(
+        "--repeatable",
+        action="store_true",
+        help=_(
+            "bots keep to their sample and node budgets but not to the clock, so the same "
+            "seed plays the same games on any machine (slower)"
+        ),
+    )
+    arena.add_argument(
         "--plot", type=Path, metavar="FILE", help=_("write a PNG of A − B by deal set")
     )
 
@@ -320,6 +328,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
                 args.seed,
                 args.jobs,
                 on_pair=lambda _pair: bar.advance(task),
+                repeatable=args.repeatable,
             )
         except ValueError as error:
             raise UsageError(str(error)) from None

@@ -47,8 +47,12 @@ def play_game(game: Game, bots: Sequence[Bot], seed: int = 0) -> Game:
     return game
 
 
-def make_bot(name: str) -> Bot:
+def make_bot(name: str, repeatable: bool = False) -> Bot:
     """The bot (or level) called ``name``: see :data:`BOTS` and :data:`LEVELS`.
+
+    A ``repeatable`` bot keeps to no wall-clock budget, only to its counts (samples, nodes),
+    so that the same generator gives the same choices however busy the machine is; it may
+    then take longer over a decision.
 
     :raises ValueError: for an unknown name.
     """
@@ -56,7 +60,10 @@ def make_bot(name: str) -> Bot:
     if factory is None:
         known = ", ".join([*BOTS, *LEVELS])
         raise ValueError(f"unknown bot {name!r}: choose one of {known}")
-    return factory(**LEVEL_SETTINGS.get(name, {}))
+    settings: dict[str, float | None] = dict(LEVEL_SETTINGS.get(name, {}))
+    if repeatable and factory is _pimc:
+        settings["seconds"] = None
+    return factory(**settings)
 
 
 def _random() -> Bot:
@@ -71,7 +78,7 @@ def _heuristic() -> Bot:
     return HeuristicBot()
 
 
-def _pimc(**settings: float) -> Bot:
+def _pimc(**settings: float | None) -> Bot:
     from backalley.bots.pimc import PimcBot
 
     return PimcBot(**settings)  # type: ignore[arg-type]

@@ -17,6 +17,8 @@ budget per solve, which shrinks with the time left. When no sample can be solved
 budget (large hands early in a deal), the bot plays as the heuristic bot does and says so in
 :attr:`PimcBot.fallbacks`. Because the budget is partly wall-clock, how many samples a
 decision gets, and so its choice, can differ from one run to the next on a busy machine.
+Without a wall-clock budget (``seconds=None``) every sample gets the whole node budget and
+the clock is never read: the same generator then gives the same choices on any machine.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class PimcBot:
     """A sampling player; ``samples``, ``seconds`` and ``nodes`` bound each decision."""
 
     samples: int = 16  #: deals solved per decision, at most
-    seconds: float = 1.0  #: wall-clock budget per decision (one sample is always tried)
+    seconds: float | None = 1.0  #: wall-clock budget per decision (None: nodes alone bound it)
     nodes: int = 400_000  #: node budget of one solve
     name: str = "pimc"
     fallback: HeuristicBot = field(default_factory=HeuristicBot)
@@ -65,7 +67,7 @@ class PimcBot:
         totals = dict.fromkeys(legal, 0.0)
         solved = 0
         for hands, budget in self._samples(view, rng):
-            start = time.perf_counter()
+            start = self._clock()
             try:
                 values = card_values(_position(view, hands), budget=budget)
             except OutOfBudget:
@@ -105,7 +107,7 @@ class PimcBot:
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
         for hands, budget in self._samples(view, rng):
             position = _position(view, hands, leader=leader)
-            start = time.perf_counter()
+            start = self._clock()
             try:
                 taken = tricks(position, side=side, budget=budget)
             except OutOfBudget:
@@ -150,25 +152,35 @@ class PimcBot:
         left (a tenth at least), and never more than the time left allows at the rate seen
         on solves that spent their budget — so that one big deal cannot overrun the decision
         by a whole solve."""
-        deadline = time.perf_counter() + self.seconds
+        seconds = self.seconds
+        deadline = 0.0 if seconds is None else time.perf_counter() + seconds
         banned = exclusions(view)
         for i in range(self.samples):
-            left = deadline - time.perf_counter()
-            if i and left <= 0:
-                return
+            share = 1.0
+            if seconds is not None:
+                left = deadline - time.perf_counter()
+                if i and left <= 0:
+                    return
+                share = 1.0 if i == 0 else max(0.1, min(1.0, left / seconds))
             hands = deal_hidden(view, rng, banned)
             if hands is None:
                 hands = deal_hidden(view, rng, exclusions(view, bloopers=False))
             if hands is None:
                 return
-            share = 1.0 if i == 0 else max(0.1, min(1.0, left / self.seconds))
             budget = int(self.nodes * share)
-            if self.rate > 0:
-                budget = min(budget, max(1, int(self.rate * self.seconds * share)))
+            if seconds is not None and self.rate > 0:
+                budget = min(budget, max(1, int(self.rate * seconds * share)))
             yield hands, budget
 
+    def _clock(self) -> float:
+        """The time now, if the bot keeps to a wall-clock budget (else 0: never read)."""
+        return 0.0 if self.seconds is None else time.perf_counter()
+
     def _learn_rate(self, budget: int, start: float) -> None:
-        """Remember how fast a solve that spent all of ``budget`` went."""
+        """Remember how fast a solve that spent all of ``budget`` went (only a bot with a
+        wall-clock budget needs to know)."""
+        if self.seconds is None:
+            return
         elapsed = time.perf_counter() - start
         if elapsed > 0:
             self.rate = budget / elapsed
