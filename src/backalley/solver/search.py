@@ -64,7 +64,8 @@ RELEVANT = 7  #: cards the answers of the children tried so far rest on
 CONTRIBUTION = 8  #: the winning card of the trick the move completed, if its rank mattered
 SKIP = 9  #: cards a refuted move has shown need not be tried (see :func:`next_move`)
 KILLER = 10  #: the lead that last proved a trick start at this ply (kept across nodes)
-FRAME_SIZE = 11
+MERGED = 11  #: legal cards left out as equivalent to the next lower one (see :func:`generate`)
+FRAME_SIZE = 12
 
 MAX_PLY = 64
 MOVE_ROW = 16
@@ -287,16 +288,18 @@ def live_cards(state: np.ndarray) -> int:
 
 
 @njit(cache=True, error_model="numpy")
-def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: int) -> int:
+def generate(
+    state: np.ndarray, moves: np.ndarray, frames: np.ndarray, ply: int, hint: int, killer: int
+) -> int:
     """Write the legal cards of the player on turn to ``moves[ply]``, the promising ones
     first; return how many.
 
-    Equivalent cards (adjacent in a hand once the other live cards are counted) are not
-    merged here, as they are at the root: that they are adjacent is a fact about the small
-    cards, which the table and the skipping of refuted cards treat as interchangeable, and
-    a merge would have to be recorded among the cards a result rests on, costing more than
-    it saves. The skipping (:func:`next_move`) tries such cards once anyway whenever the
-    first one's refutation did not rest on them.
+    A card equivalent to the next lower one of the hand (adjacent once the other live cards
+    are counted) is left out, to frames[ply, MERGED]: the lower one stands for it. That
+    they are adjacent is a fact about small cards, which the table treats as
+    interchangeable, so a refutation of every move must also rest on the representative
+    whenever the cards it rests on stop between the two (see :func:`merge_rests`). A table
+    hint or killer that was left out passes to its representative.
     """
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
@@ -305,11 +308,23 @@ def generate(state: np.ndarray, moves: np.ndarray, ply: int, hint: int, killer: 
     row = moves[ply, :MOVE_ROW]
     count = 0
     cards = legal(state)
+    merged = 0
+    previous = -1
     while cards:
         lowest = cards & -cards
         cards ^= lowest
-        row[count] = bit_length(lowest) - 1
-        count += 1
+        card = bit_length(lowest) - 1
+        if equivalent(card, previous, trumps, others):
+            merged |= lowest
+            if card == hint:
+                hint = row[count - 1]
+            if card == killer:
+                killer = row[count - 1]
+        else:
+            row[count] = card
+            count += 1
+        previous = card
+    frames[ply, MERGED] = merged
     # The cards are ascending in row[:count]: score each (in the scratch half).
     scores = moves[ply, MOVE_ROW:]
     if state[TRICK_LEN] == 0:
@@ -986,7 +1001,7 @@ def open_node(
     frames[ply, SEAT] = seat
     frames[ply, OURS] = 1 if state[SIDES + seat] == state[SIDE] else 0
     killer = frames[ply, KILLER] if bucket != NOT_A_TRICK_START else -1
-    frames[ply, COUNT] = generate(state, moves, ply, hint, killer)
+    frames[ply, COUNT] = generate(state, moves, frames, ply, hint, killer)
     frames[ply, MOVE] = 0
     frames[ply, RELEVANT] = 0
     frames[ply, SKIP] = 0
@@ -1101,7 +1116,40 @@ def reach(
             continue
         result = not ours
         relevant = frames[ply, RELEVANT]
+        if frames[ply, MERGED]:
+            relevant |= merge_rests(state, frames[ply, SEAT], frames[ply, MERGED], relevant)
         close_node(state, saved, frames, table, ply, result, relevant, -1)
+
+
+@njit(cache=True, error_model="numpy")
+def merge_rests(state: np.ndarray, seat: int, merged: int, relevant: int) -> int:
+    """What else a refutation of every move rests on when ``merged`` cards were left out
+    as equivalent to the card below them (their representative).
+
+    A left-out card fails as its representative did if both lie below every card of their
+    group the refutations rested on (the argument of :func:`next_move`), or if those cards
+    reach down to the representative (then the two are adjacent in every position the
+    table matches). Only when the lowest such card is the left-out card or one between
+    them must the representative be added."""
+    hand = state[HANDS + seat]
+    trumps = state[TRUMPS]
+    extra = 0
+    rest = merged
+    while rest:
+        card = bit_length(rest) - 1
+        rest ^= 1 << card
+        group = group_of(card, trumps)
+        mattered = relevant & group
+        if mattered == 0:
+            continue
+        lowest = bit_length(mattered & -mattered) - 1
+        if lowest > card:
+            continue
+        below = hand & group & ((1 << card) - 1) & ~merged
+        representative = bit_length(below) - 1
+        if lowest > representative:
+            extra |= 1 << representative
+    return extra
 
 
 @njit(cache=True, error_model="numpy")
