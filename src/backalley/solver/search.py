@@ -357,11 +357,12 @@ def generate(
         win_card = state[WIN_CARD + i]
         win_seat = state[WIN_SEAT + i]
         led_group = group_of(state[TRICK], trumps)
-        partner_has_it = state[SIDES + win_seat] == state[SIDES + seat] and safe_from_later(
-            state, win_card, win_seat, led_group
+        threat = later_threat(state, led_group)
+        partner_has_it = state[SIDES + win_seat] == state[SIDES + seat] and not (
+            threat >= 0 and beats(threat, win_card, trumps, led_group)
         )
         for k in range(count):
-            scores[k] = follow_score(state, row[k], win_card, led_group, partner_has_it)
+            scores[k] = follow_score(state, row[k], win_card, led_group, partner_has_it, threat)
     for k in range(count):
         if row[k] == hint:
             scores[k] = 1000
@@ -402,20 +403,6 @@ def best_threat(state: np.ndarray, seat: int, led_group: int) -> int:
     if ruff:
         return bit_length(ruff) - 1
     return -1
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def safe_from_later(state: np.ndarray, card: int, seat: int, led_group: int) -> bool:
-    """Would ``card``, winning the trick now, stay ahead of every opponent still to play?"""
-    trumps = state[TRUMPS]
-    later = state[NEXT + seat]
-    for _ in range(state[SEATS] - 1 - state[TRICK_LEN]):
-        if state[SIDES + later] != state[SIDES + seat]:
-            threat = best_threat(state, later, led_group)
-            if threat >= 0 and beats(threat, card, trumps, led_group):
-                return False
-        later = state[NEXT + later]
-    return True
 
 
 @njit(cache=True, inline="always", error_model="numpy")
@@ -497,18 +484,41 @@ def low_lead_weight(state: np.ndarray, group: int, others: int) -> int:
 
 
 @njit(cache=True, inline="always", error_model="numpy")
+def later_threat(state: np.ndarray, led_group: int) -> int:
+    """The best card an opponent of the player on turn still to play in this trick could
+    win it with (see :func:`best_threat`), or -1."""
+    trumps = state[TRUMPS]
+    seat = state[TO_MOVE]
+    threat = -1
+    later = state[NEXT + seat]
+    for _ in range(state[SEATS] - 1 - state[TRICK_LEN]):
+        if state[SIDES + later] != state[SIDES + seat]:
+            card = best_threat(state, later, led_group)
+            if card >= 0 and (threat < 0 or beats(card, threat, trumps, led_group)):
+                threat = card
+        later = state[NEXT + later]
+    return threat
+
+
+@njit(cache=True, inline="always", error_model="numpy")
 def follow_score(
-    state: np.ndarray, card: int, win_card: int, led_group: int, partner_has_it: bool
+    state: np.ndarray,
+    card: int,
+    win_card: int,
+    led_group: int,
+    partner_has_it: bool,
+    threat: int,
 ) -> int:
     """How promising ``card`` is in a trick under way (higher: try it sooner): low under a
-    partner who has it won, else the cheapest sure winner, else low."""
+    partner who has it won, else the cheapest sure winner (one ``threat``, the best card an
+    opponent still to play holds, does not beat), else low."""
     trumps = state[TRUMPS]
     rank = rank_of(card)
     wins = beats(card, win_card, trumps, led_group)
     ruff = 20 if (trumps >> card) & 1 and not (led_group & trumps) else 0
     if partner_has_it:
         return 10 - rank if wins else 100 - rank - ruff
-    if wins and safe_from_later(state, card, state[TO_MOVE], led_group):
+    if wins and not (threat >= 0 and beats(threat, card, trumps, led_group)):
         return 90 - rank - ruff  # the cheapest sure winner
     if wins:
         return 30 - rank - ruff
@@ -541,7 +551,10 @@ def sure_trick(state: np.ndarray) -> int:
             ):
                 best = card
         later = state[NEXT + later]
-    if best < 0 or not safe_from_later(state, best, seat, led_group):
+    if best < 0:
+        return -1
+    threat = later_threat(state, led_group)
+    if threat >= 0 and beats(threat, best, trumps, led_group):
         return -1
     return best
 
