@@ -237,13 +237,12 @@ def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
         state[TRICK_LEN] = i + 1
         state[TO_MOVE] = state[NEXT + seat]
         return -1
-    row = saved[ply]
-    row[0] = state[LEADER]
-    row[1] = state[BROKEN]
+    saved[ply, 0] = state[LEADER]
+    saved[ply, 1] = state[BROKEN]
     for j in range(i):
-        row[2 + j] = state[TRICK + j]
-        row[5 + j] = state[WIN_CARD + j]
-        row[8 + j] = state[WIN_SEAT + j]
+        saved[ply, 2 + j] = state[TRICK + j]
+        saved[ply, 5 + j] = state[WIN_CARD + j]
+        saved[ply, 8 + j] = state[WIN_SEAT + j]
     state[REL] = 0
     win_group = group_of(win_card, trumps)
     for j in range(i + 1):
@@ -264,14 +263,13 @@ def undo(state: np.ndarray, saved: np.ndarray, ply: int, card: int, seat: int, w
     if won < 0:
         state[TRICK_LEN] -= 1
     else:
-        row = saved[ply]
-        state[LEADER] = row[0]
-        state[BROKEN] = row[1]
+        state[LEADER] = saved[ply, 0]
+        state[BROKEN] = saved[ply, 1]
         i = state[SEATS] - 1
         for j in range(i):
-            state[TRICK + j] = row[2 + j]
-            state[WIN_CARD + j] = row[5 + j]
-            state[WIN_SEAT + j] = row[8 + j]
+            state[TRICK + j] = saved[ply, 2 + j]
+            state[WIN_CARD + j] = saved[ply, 5 + j]
+            state[WIN_SEAT + j] = saved[ply, 8 + j]
         state[TRICK_LEN] = i
     state[HANDS + seat] |= 1 << card
     state[TO_MOVE] = seat
@@ -305,7 +303,6 @@ def generate(
     trumps = state[TRUMPS]
     hand = state[HANDS + seat]
     others = live_cards(state) & ~hand
-    row = moves[ply, :MOVE_ROW]
     count = 0
     cards = legal(state)
     merged = 0
@@ -317,16 +314,15 @@ def generate(
         if equivalent(card, previous, trumps, others):
             merged |= lowest
             if card == hint:
-                hint = row[count - 1]
+                hint = moves[ply, count - 1]
             if card == killer:
-                killer = row[count - 1]
+                killer = moves[ply, count - 1]
         else:
-            row[count] = card
+            moves[ply, count] = card
             count += 1
         previous = card
     frames[ply, MERGED] = merged
-    # The cards are ascending in row[:count]: score each (in the scratch half).
-    scores = moves[ply, MOVE_ROW:]
+    # The cards are ascending in moves[ply, :count]: score each (in the scratch half).
     if state[TRICK_LEN] == 0:
         group = 0
         out = 0
@@ -335,7 +331,7 @@ def generate(
         low = 0
         second_mine = False
         for k in range(count):
-            card = row[k]
+            card = moves[ply, k]
             if not (group >> card) & 1:  # the cards come suit by suit
                 group = group_of(card, trumps)
                 out = group & others
@@ -345,13 +341,13 @@ def generate(
                 low = low_lead_weight(state, group, others)
             rank = rank_of(card)
             if out >> card == 0:
-                scores[k] = 100 - rank + weight  # a winner: cash it
+                moves[ply, MOVE_ROW + k] = 100 - rank + weight  # a winner: cash it
             elif low == PARTNER_TOP:
-                scores[k] = 80 - rank + weight  # low to partner's winner
+                moves[ply, MOVE_ROW + k] = 80 - rank + weight  # low to partner's winner
             else:
                 # from a run headed by the second card: knock out the top
                 run = second_mine and (below_top >> card) == 0
-                scores[k] = 50 - rank + weight + low + (30 if run else 0)
+                moves[ply, MOVE_ROW + k] = 50 - rank + weight + low + (30 if run else 0)
     else:
         i = state[TRICK_LEN] - 1
         win_card = state[WIN_CARD + i]
@@ -362,12 +358,14 @@ def generate(
             threat >= 0 and beats(threat, win_card, trumps, led_group)
         )
         for k in range(count):
-            scores[k] = follow_score(state, row[k], win_card, led_group, partner_has_it, threat)
+            moves[ply, MOVE_ROW + k] = follow_score(
+                state, moves[ply, k], win_card, led_group, partner_has_it, threat
+            )
     for k in range(count):
-        if row[k] == hint:
-            scores[k] = 1000
-        elif row[k] == killer:
-            scores[k] += 500
+        if moves[ply, k] == hint:
+            moves[ply, MOVE_ROW + k] = 1000
+        elif moves[ply, k] == killer:
+            moves[ply, MOVE_ROW + k] += 500
     select(moves, ply, 0, count)
     return count
 
