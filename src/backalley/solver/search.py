@@ -297,7 +297,10 @@ def generate(
     they are adjacent is a fact about small cards, which the table treats as
     interchangeable, so a refutation of every move must also rest on the representative
     whenever the cards it rests on stop between the two (see :func:`merge_rests`). A table
-    hint or killer that was left out passes to its representative.
+    hint or killer that was left out passes to its representative. The killer (the lead
+    that last proved a trick start at this depth) and the table's best move get a bonus
+    on top of their score rather than the first place: measured, that searches fewer
+    nodes (the killer outweighs the table's move, as in DDS).
     """
     seat = state[TO_MOVE]
     trumps = state[TRUMPS]
@@ -362,10 +365,10 @@ def generate(
                 state, moves[ply, k], win_card, led_group, partner_has_it, threat
             )
     for k in range(count):
-        if moves[ply, k] == hint:
-            moves[ply, MOVE_ROW + k] = 1000
-        elif moves[ply, k] == killer:
-            moves[ply, MOVE_ROW + k] += 500
+        if moves[ply, k] == killer:
+            moves[ply, MOVE_ROW + k] += 100
+        elif moves[ply, k] == hint:
+            moves[ply, MOVE_ROW + k] += 50
     select(moves, ply, 0, count)
     return count
 
