@@ -71,7 +71,7 @@ MAX_PLY = 64
 MOVE_ROW = 16
 SAVED_TRICK = 11  #: ``saved`` columns: a completed trick, then the position's description
 SAVED_PATTERNS = SAVED_TRICK + 6  #: then scratch for the table (see :func:`fact`)
-SAVED_SIZE = SAVED_PATTERNS + 5
+SAVED_SIZE = SAVED_PATTERNS + 6
 
 # The table, one flat array: facts, then profiles (see :func:`probe`).
 FACT_BITS = 17  #: fact buckets, WAYS entries each
@@ -84,8 +84,10 @@ BEST = 9  #: a move that proved a bound, or -1
 ENTRY_SIZE = 10
 HEAD_BITS = 14  #: profile buckets, HEAD_WAYS headers each
 HEAD_WAYS = 4
-PROFILES = 64  #: thresholds kept per header (columns 3 on; column 2 counts them)
+PROFILES = 64  #: profiles kept per header (columns 3 on; column 2 counts them)
 HEAD_SIZE = 3 + PROFILES
+PROFILE = 0xFFFF  #: a header's profile word: the thresholds (4 bits a suit) in these bits,
+FILTER = 16  #: and from this bit on, a 32-bit filter of the entries stored under them
 FACTS = (1 << FACT_BITS) * WAYS * ENTRY_SIZE
 ROBIN = FACTS  #: a round-robin counter per fact bucket
 HEADS = ROBIN + (1 << FACT_BITS)
@@ -830,9 +832,15 @@ def header(table: np.ndarray, bucket: int, desc: np.ndarray, create: bool) -> in
 
 
 @njit(cache=True, error_model="numpy")
-def fact(table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndarray) -> int:
+def fact(
+    table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndarray, seen: int
+) -> int:
     """Where the entry for ``desc`` under ``thresholds`` is, or -1; ``patterns`` gets the
-    owners of the top cards the thresholds name, and patterns[4] the entry's bucket."""
+    owners of the top cards the thresholds name, patterns[4] the entry's bucket and
+    patterns[5] its bit in a profile's filter. Entries whose bit is not in ``seen`` (the
+    filter: a bit set for each entry stored under the profile) are known to be absent,
+    and their bucket is not read: most profiles of a header have few entries, and each
+    read of the large table is likely a cache miss."""
     mixed = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(thresholds)
     for word in range(2):
         mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
@@ -844,6 +852,10 @@ def fact(table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndar
         mixed ^= mixed >> np.uint64(29)
     bucket = np.int64(mixed >> np.uint64(64 - FACT_BITS))
     patterns[4] = bucket
+    bit = np.int64((mixed >> np.uint64(20)) & np.uint64(31))
+    patterns[5] = bit
+    if not (seen >> bit) & 1:
+        return -1
     for way in range(WAYS):
         at = (bucket * WAYS + way) * ENTRY_SIZE
         if (
@@ -874,15 +886,17 @@ def probe(
     Partition search: a result is kept with how many top cards of each suit it rested on
     (its profile), and holds for every position with the same counts and the same owners
     of those cards. A header lists the profiles stored for positions with the same counts;
-    each is tried, the entry found by hashing the owners of just those cards.
+    each is tried, the entry found by hashing the owners of just those cards, unless the
+    profile's filter shows no entry with that hash was stored.
     """
     state[HINT] = -1
     at = header(table, bucket, desc, False)
     if at < 0:
         return -1
     for i in range(table[at + 2]):
-        thresholds = table[at + 3 + i]
-        entry = fact(table, desc, thresholds, patterns)
+        word = table[at + 3 + i]
+        thresholds = word & PROFILE
+        entry = fact(table, desc, thresholds, patterns, word >> FILTER)
         if entry < 0:
             continue
         low = table[entry + LOW] >= target
@@ -890,7 +904,7 @@ def probe(
             state[REL] = top_cards(state, thresholds)
             if i > 0:  # the profiles that answer most come first
                 table[at + 3 + i] = table[at + 2 + i]
-                table[at + 2 + i] = thresholds
+                table[at + 2 + i] = word
             return 1 if low else 0
         if table[entry + BEST] >= 0:
             state[HINT] = table[entry + BEST]
@@ -918,14 +932,17 @@ def store(
             above = popcount(remaining & (SUIT << (13 * suit)) & -(mine & -mine))
             thresholds |= above << (4 * suit)
     at = header(table, bucket, desc, True)
-    known = False
+    place = -1
     for i in range(table[at + 2]):
-        known = known or table[at + 3 + i] == thresholds
-    if not known:
+        if table[at + 3 + i] & PROFILE == thresholds:
+            place = i
+    if place < 0:
         if table[at + 2] < PROFILES:
             table[at + 2] += 1
-        table[at + 2 + table[at + 2]] = thresholds  # when full, the newest replaces the last
-    entry = fact(table, desc, thresholds, patterns)
+        place = table[at + 2] - 1  # when full, the newest replaces the last
+        table[at + 3 + place] = thresholds
+    entry = fact(table, desc, thresholds, patterns, -1)
+    table[at + 3 + place] |= 1 << (FILTER + patterns[5])
     if entry < 0:
         fact_bucket = patterns[4]
         way = table[ROBIN + fact_bucket] % WAYS
