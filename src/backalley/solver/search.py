@@ -786,11 +786,18 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
             pattern |= owner << (2 * length)
             length += 1
         desc[2 + suit] = pattern
+    return np.int64(key_hash(desc) >> np.uint64(64 - HEAD_BITS))
+
+
+@njit(cache=True, inline="always", error_model="numpy")
+def key_hash(desc: np.ndarray) -> np.uint64:
+    """A hash of the counts and the rest of :func:`describe` (desc[0:2]): the header's
+    bucket comes from it, and each entry's from it and the entry's profile."""
     mixed = np.uint64(0x9E3779B97F4A7C15)
     for word in range(2):
         mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
         mixed ^= mixed >> np.uint64(29)
-    return np.int64(mixed >> np.uint64(64 - HEAD_BITS))
+    return mixed
 
 
 @njit(cache=True, error_model="numpy")
@@ -833,18 +840,22 @@ def header(table: np.ndarray, bucket: int, desc: np.ndarray, create: bool) -> in
 
 @njit(cache=True, error_model="numpy")
 def fact(
-    table: np.ndarray, desc: np.ndarray, thresholds: int, patterns: np.ndarray, seen: int
+    table: np.ndarray,
+    desc: np.ndarray,
+    key: np.uint64,
+    thresholds: int,
+    patterns: np.ndarray,
+    seen: int,
 ) -> int:
-    """Where the entry for ``desc`` under ``thresholds`` is, or -1; ``patterns`` gets the
+    """Where the entry for ``desc`` (whose :func:`key_hash` is ``key``, worked out once for
+    every profile tried) under ``thresholds`` is, or -1; ``patterns`` gets the
     owners of the top cards the thresholds name, patterns[4] the entry's bucket and
     patterns[5] its bit in a profile's filter. Entries whose bit is not in ``seen`` (the
     filter: a bit set for each entry stored under the profile) are known to be absent,
     and their bucket is not read: most profiles of a header have few entries, and each
     read of the large table is likely a cache miss."""
-    mixed = np.uint64(0x9E3779B97F4A7C15) ^ np.uint64(thresholds)
-    for word in range(2):
-        mixed = (mixed ^ np.uint64(desc[word])) * np.uint64(0xBF58476D1CE4E5B9)
-        mixed ^= mixed >> np.uint64(31)
+    mixed = (key ^ np.uint64(thresholds)) * np.uint64(0xBF58476D1CE4E5B9)
+    mixed ^= mixed >> np.uint64(31)
     for suit in range(4):
         wanted = (thresholds >> (4 * suit)) & 15
         patterns[suit] = desc[2 + suit] & ((1 << (2 * wanted)) - 1)
@@ -893,10 +904,11 @@ def probe(
     at = header(table, bucket, desc, False)
     if at < 0:
         return -1
+    key = key_hash(desc)
     for i in range(table[at + 2]):
         word = table[at + 3 + i]
         thresholds = word & PROFILE
-        entry = fact(table, desc, thresholds, patterns, word >> FILTER)
+        entry = fact(table, desc, key, thresholds, patterns, word >> FILTER)
         if entry < 0:
             continue
         low = table[entry + LOW] >= target
@@ -941,7 +953,7 @@ def store(
             table[at + 2] += 1
         place = table[at + 2] - 1  # when full, the newest replaces the last
         table[at + 3 + place] = thresholds
-    entry = fact(table, desc, thresholds, patterns, -1)
+    entry = fact(table, desc, key_hash(desc), thresholds, patterns, -1)
     table[at + 3 + place] |= 1 << (FILTER + patterns[5])
     if entry < 0:
         fact_bucket = patterns[4]
