@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
+from backalley.cards import mask_of, parse_card
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
 from backalley.solver import OutOfBudget, Position, card_values, tricks
@@ -154,3 +155,32 @@ def test_the_compiled_search_counts_cards_exactly(mask):
     # came out wrong (one card counted as "more than one").
     assert popcount(mask) == mask.bit_count()
     assert _more_than_one_card(mask) == (mask.bit_count() > 1)
+
+
+def test_second_hand_that_wins_the_trick_and_cashes_the_rest_is_seen_at_once():
+    """DDS's quick tricks at second hand: with no trump, the side on turn wins this trick
+    for sure (the ace) and its winner then cashes the rest, so the search stops at the node
+    itself: two null-window searches of one node each fit a budget of two nodes. When the
+    winner cannot cash the rest at once, the same value takes a search."""
+
+    def position(*hands: tuple[str, ...]) -> Position:
+        return Position(
+            hands=tuple(mask_of(parse_card(name) for name in hand) for hand in hands),
+            seats=(0, 1, 2, 3),
+            sides=(0, 1, 0, 1),
+            trumps=0,
+            broken=False,
+            free_lead=(False,) * 4,
+            blooper_forces=False,
+            trick=(parse_card("2S"),),
+            leader=0,
+            to_move=1,
+        )
+
+    cashes = position(("3S", "4S"), ("AS", "AH", "AD"), ("5S", "6S", "7S"), ("8S", "KH", "KD"))
+    assert tricks(cashes, budget=2) == 3
+    assert card_values(cashes) == {parse_card("AS"): 3}
+    blocked = position(("3S", "4S"), ("AS", "QH", "AD"), ("5S", "6S", "7S"), ("8S", "KH", "KD"))
+    with pytest.raises(OutOfBudget):
+        tricks(blocked, budget=2)
+    assert tricks(blocked) == 3

@@ -8,7 +8,8 @@ The search (:mod:`backalley.solver.search`, compiled by numba) is a boolean "can
 still take *k* tricks?" (a null-window search), asked from a guess up or down, with the
 bounds it learns kept in a transposition table at the start of each trick, keyed on relative
 ranks (partition search); a side that cannot reach *k* even by taking every remaining trick,
-or has reached it already with its quick tricks or top trumps, stops at once; the likeliest
+or has reached it already with its quick tricks or top trumps (at a trick's start, or at
+second hand when a side sure to win the trick can then cash enough), stops at once; the likeliest
 cards are tried first (the lead that last proved a trick start at the same depth, and the
 table's best move, weigh in), equivalent cards — adjacent in their suit once the cards of
 the other hands are counted — are searched once, and a card whose refutation never looked

@@ -665,6 +665,30 @@ def cashable(state: np.ndarray, leader: int) -> int:
 
 
 @compiled()
+def cash_after(state: np.ndarray, card: int, wanted: int) -> bool:
+    """With no trump in any hand, at second hand, when ``card`` surely wins the trick for
+    the side of the player on turn (:func:`sure_trick`): can the hand that plays it cash
+    ``wanted`` more tricks next, on lead (DDS's quick tricks at second hand)? Counted in
+    the position before the trick ends: the other side's cards played to it only leave
+    their hands, which can only make more of that hand's cards winners. If so, the cards
+    the count rests on go to state[REL]."""
+    winner = state[WIN_SEAT + state[TRICK_LEN] - 1]
+    for seat in range(4):
+        if (state[HANDS + seat] >> card) & 1:
+            winner = seat
+    held = state[HANDS + winner]
+    rest = held & ~(1 << card)
+    if popcount(rest) < wanted:
+        return False
+    state[HANDS + winner] = rest
+    enough = cashable(state, winner) >= wanted
+    if enough:
+        state[REL] = masters(state, winner)
+    state[HANDS + winner] = held
+    return enough
+
+
+@compiled()
 def suit_control(state: np.ndarray, ours: bool) -> tuple[int, int]:
     """With no trump left in any hand: how many tricks a side (the side counted, or the other)
     could at most lead in the suits whose top card it holds (a trick in a suit takes a card
@@ -1023,16 +1047,23 @@ def open_node(
     state[NODES] += 1
     bucket = NOT_A_TRICK_START
     hint = -1
-    if state[TRICK_LEN] and (target == 1 or target == left):
-        card = sure_trick(state)
-        if card >= 0:
-            ours = state[SIDES + state[TO_MOVE]] == state[SIDE]
-            if ours and target == 1:
-                state[REL] = 1 << card
-                return 1
-            if not ours and target == left:
-                state[REL] = 1 << card
-                return 0
+    if state[TRICK_LEN]:
+        second = state[TRICK_LEN] == 1 and not (
+            state[TRUMPS] & (state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3])
+        )
+        if target == 1 or target == left or second:
+            card = sure_trick(state)
+            if card >= 0:
+                ours = state[SIDES + state[TO_MOVE]] == state[SIDE]
+                if ours and target == 1:
+                    state[REL] = 1 << card
+                    return 1
+                if not ours and target == left:
+                    state[REL] = 1 << card
+                    return 0
+                if second and cash_after(state, card, target - 1 if ours else left - target):
+                    state[REL] |= 1 << card
+                    return 1 if ours else 0
     if state[TRICK_LEN] == 0:
         sure = quick_tricks(state)
         if state[SIDES + leader] == state[SIDE]:
