@@ -79,8 +79,7 @@ SAVED_SIZE = SAVED_PATTERNS + 6
 FACT_BITS = 19  #: one slot per fact, chosen by its hash; a new fact replaces an old one
 PATTERNS = 2  #: entry columns 2-5: the owners of the top cards that mattered, per suit
 THRESHOLDS = 6  #: how many top cards of each suit mattered, 4 bits a suit
-BOUNDS = 7  #: bits 0-7: the side takes at least this many tricks from here; bits 8-15: and
-#: at most this many; from bit 16: one more than a move that proved a bound (0: none)
+BOUNDS = 7  #: the entry's bounds and best move in one word (see :func:`bounds_word`)
 ENTRY_SIZE = 8  #: one cache line (the table is aligned to them)
 HEAD_BITS = 14  #: profile buckets, HEAD_WAYS headers each
 HEAD_WAYS = 4
@@ -795,10 +794,9 @@ def describe(state: np.ndarray, desc: np.ndarray) -> int:
     ``desc`` gets: [0] how many cards of each suit each hand holds, [1] everything else
     that decides the outcome (rules and seating, who holds each joker, leader, broken
     trumps), [2:6] per suit, who holds each card still out, from the top (2 bits a card).
-    An entry of the table stores, per
-    suit, how many of the top cards mattered to its result (partition search): a position
-    matches if its counts and its owners of those cards are the same — the rest of each
-    suit is just "small cards".
+    An entry of the table stores, per suit, how many of the top cards mattered to its
+    result (partition search): a position matches if its counts and its owners of those
+    cards are the same — the rest of each suit is just "small cards".
     """
     counts = 0
     for seat in range(4):
@@ -846,10 +844,9 @@ def key_hash(desc: np.ndarray) -> np.uint64:
 
 @compiled()
 def top_cards(state: np.ndarray, thresholds: int) -> int:
-    """The top cards still out of each suit, as many as ``thresholds`` says (4 bits a suit)."""
-    remaining = 0
-    for seat in range(4):
-        remaining |= state[HANDS + seat]
+    """The top cards still out of each suit, as many as ``thresholds`` says (4 bits a suit),
+    at a trick start."""
+    remaining = live_cards(state)
     found = 0
     for suit in range(4):
         wanted = (thresholds >> (4 * suit)) & 15
@@ -928,6 +925,20 @@ def fact(
 
 
 @compiled(inline="always")
+def bounds_word(low: int, high: int, best: int) -> int:
+    """An entry's bounds in one word: the side takes at least ``low`` tricks from here
+    (bits 0-7) and at most ``high`` (bits 8-15); ``best`` is a move that proved a bound,
+    or -1 (one more than it from bit 16). One word keeps an entry in one cache line."""
+    return low | (high << 8) | ((best + 1) << 16)
+
+
+@compiled(inline="always")
+def unpack_bounds(word: int) -> tuple[int, int, int]:
+    """The low and high bounds and best move of :func:`bounds_word`."""
+    return word & 255, (word >> 8) & 255, (word >> 16) - 1
+
+
+@compiled(inline="always")
 def probe(
     state: np.ndarray,
     table: np.ndarray,
@@ -956,16 +967,15 @@ def probe(
         entry = fact(table, desc, key, thresholds, patterns, word >> FILTER)
         if entry < 0:
             continue
-        bounds = table[entry + BOUNDS]
-        low = bounds & 255 >= target
-        if low or (bounds >> 8) & 255 < target:
+        low, high, best = unpack_bounds(table[entry + BOUNDS])
+        if low >= target or high < target:
             state[REL] = top_cards(state, thresholds)
             if i > 0:  # the profiles that answer most come first
                 table[at + 3 + i] = table[at + 2 + i]
                 table[at + 2 + i] = word
-            return 1 if low else 0
-        if bounds >> 16:
-            state[HINT] = (bounds >> 16) - 1
+            return 1 if low >= target else 0
+        if best >= 0:
+            state[HINT] = best
     return -1
 
 
@@ -982,7 +992,7 @@ def store(
     patterns: np.ndarray,
 ) -> None:
     """Keep a bound proved at a trick start, with how many top cards of each suit it used."""
-    remaining = state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3]
+    remaining = live_cards(state)  # a trick start: every card out is in a hand
     thresholds = 0
     for suit in range(4):
         mine = relevant & (SUIT << (13 * suit))
@@ -1008,19 +1018,13 @@ def store(
         for suit in range(4):
             table[entry + PATTERNS + suit] = patterns[suit]
         table[entry + THRESHOLDS] = thresholds
-        table[entry + BOUNDS] = NO_BOUND << 8
+        table[entry + BOUNDS] = bounds_word(0, NO_BOUND, -1)
+    low, high, known = unpack_bounds(table[entry + BOUNDS])
     if result:
-        bounds = table[entry + BOUNDS]
-        low = bounds & 255
-        if target > low:
-            table[entry + BOUNDS] = bounds - low + target
+        low = max(low, target)
     else:
-        bounds = table[entry + BOUNDS]
-        high = (bounds >> 8) & 255
-        if target - 1 < high:
-            table[entry + BOUNDS] = bounds + ((target - 1 - high) << 8)
-    if best >= 0:
-        table[entry + BOUNDS] = (table[entry + BOUNDS] & 0xFFFF) | ((best + 1) << 16)
+        high = min(high, target - 1)
+    table[entry + BOUNDS] = bounds_word(low, high, best if best >= 0 else known)
 
 
 @compiled(inline="always")
