@@ -184,3 +184,86 @@ def test_second_hand_that_wins_the_trick_and_cashes_the_rest_is_seen_at_once():
     with pytest.raises(OutOfBudget):
         tricks(blocked, budget=2)
     assert tricks(blocked) == 3
+
+
+def _trick_start(*hands: tuple[str, ...]) -> Position:
+    """A no-trump position at a trick start, seat 0 (side 0) on lead."""
+    return Position(
+        hands=tuple(mask_of(parse_card(name) for name in hand) for hand in hands),
+        seats=(0, 1, 2, 3),
+        sides=(0, 1, 0, 1),
+        trumps=0,
+        broken=False,
+        free_lead=(False,) * 4,
+        blooper_forces=False,
+        trick=(),
+        leader=0,
+        to_move=0,
+    )
+
+
+def test_length_winners_are_quick_tricks():
+    """AK32 of spades against one spade in each other hand: the ace and king draw them, and
+    the 3 and 2 win too. Counted at once, the three null-window searches (2, 3 and 4 tricks)
+    take one node each; counting only the cards above every other card (two) takes a search."""
+    position = _trick_start(
+        ("AS", "KS", "3S", "2S"),
+        ("QS", "5H", "6H", "7H"),
+        ("4D", "5D", "6D", "7D"),
+        ("JS", "8H", "9H", "TH"),
+    )
+    assert tricks(position, budget=3) == 4
+    assert tricks(position) == 4
+
+
+def test_a_partner_reached_after_the_leader_cashes_adds_its_winners():
+    """The leader cashes AK of spades (the partner throws its diamonds), then leads the 2 of
+    hearts to the partner's AK: four tricks, seen at once. With AKQ of hearts the partner
+    throws a heart instead, still four. Without a heart to lead, the leader cannot reach
+    the partner: two tricks, which takes a search."""
+    position = _trick_start(
+        ("AS", "KS", "2H", "3D"),
+        ("QS", "6D", "7D", "8D"),
+        ("AH", "KH", "4D", "5D"),
+        ("JS", "9D", "TD", "JC"),
+    )
+    assert tricks(position, budget=3) == 4
+    crowded = _trick_start(
+        ("AS", "KS", "2H", "3D"),
+        ("QS", "6D", "7D", "8D"),
+        ("AH", "KH", "QH", "4D"),
+        ("JS", "9D", "TD", "JC"),
+    )
+    assert tricks(crowded, budget=3) == 4
+    blocked = _trick_start(
+        ("AS", "KS", "2D", "3D"),
+        ("QS", "6D", "7D", "8D"),
+        ("AH", "KH", "QH", "4D"),
+        ("JS", "9D", "TD", "JC"),
+    )
+    with pytest.raises(OutOfBudget):
+        tricks(blocked, budget=3)
+    assert tricks(blocked) == 2
+
+
+def test_the_top_card_crosses_to_the_partners_next_best():
+    """DDS's "Ax opposite Kx": the leader cashes the ace of hearts, the partner following
+    with the 3, then leads the 2 to the partner's king, which cashes the queen of clubs
+    too: three tricks, seen at once. With the partner's king bare, the ace would fell it;
+    the small heart led to the king takes two tricks instead, which takes a search."""
+    position = _trick_start(
+        ("AH", "2H", "5D", "6D"),
+        ("JH", "TH", "7D", "8D"),
+        ("KH", "3H", "QC", "4D"),
+        ("9H", "9D", "TD", "JD"),
+    )
+    assert tricks(position, budget=3) == 3
+    bare = _trick_start(
+        ("AH", "2H", "5D", "6D"),
+        ("JH", "TH", "7D", "8D"),
+        ("KH", "QC", "4D", "3D"),
+        ("9H", "9D", "TD", "JD"),
+    )
+    with pytest.raises(OutOfBudget):
+        tricks(bare, budget=3)
+    assert tricks(bare) == 2

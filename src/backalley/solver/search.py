@@ -51,8 +51,9 @@ WIN_SEAT = 34  #: 4: its seat
 LIMIT = 38  #: give up once NODES reaches it (a bot's budget)
 REL = 39  #: out: the cards whose ranks the last answer rests on
 HINT = 40  #: out: a best move the table remembers
-QUICK_SEAT = 41  #: out: the hand whose winners :func:`quick_tricks` counted
-STATE_SIZE = 42
+QUICK_HANDS = 41  #: out: the hands whose winners :func:`quick_tricks` counted, a bit a seat
+QUICK_EXTRA = 42  #: out: and the other cards its count rests on
+STATE_SIZE = 43
 
 # Columns of ``frames``, one row per ply of the search.
 TARGET = 0  #: tricks the side must still take from this node
@@ -583,43 +584,139 @@ def sure_trick(state: np.ndarray) -> int:
 
 @compiled()
 def quick_tricks(state: np.ndarray) -> int:
-    """Tricks the leader's side can cash at once: the leader's winners, or, after a small
-    card led to a partner's winner in a suit the other side must follow, the partner's."""
+    """Tricks the leader's side can cash at once: the leader's winners; or, after a small
+    card led to a partner's winner in a suit the other side must follow, the partner's; or,
+    when the other side holds no trump, the leader's and then, reached last, the partner's.
+    The hands whose winners the count rests on go to state[QUICK_HANDS] (see
+    :func:`quick_rests`)."""
     leader = state[LEADER]
-    sure = cashable(state, leader)
-    state[QUICK_SEAT] = leader
+    own = cashable(state, leader)
+    sure = own
+    state[QUICK_HANDS] = 1 << leader
+    state[QUICK_EXTRA] = 0
     trumps = state[TRUMPS]
-    hand = state[HANDS + leader]
+    held = popcount(state[HANDS + leader])
+    theirs = 0
+    for seat in range(4):
+        if state[SIDES + seat] != state[SIDES + leader]:
+            theirs |= state[HANDS + seat]
     for mate in range(4):
         if mate == leader or state[SIDES + mate] != state[SIDES + leader]:
             continue
         if state[HANDS + mate] == 0:
             continue
-        others = 0
-        for seat in range(4):
-            if seat != mate:
-                others |= state[HANDS + seat]
-        for suit in range(4):
-            group = (SUIT << (13 * suit)) & ~trumps
-            if (hand & group) == 0 or (state[HANDS + mate] & group) >> bit_length(
-                others & group
-            ) == 0:
-                continue
-            ruffable = False
-            for seat in range(4):
-                if (
-                    state[SIDES + seat] != state[SIDES + leader]
-                    and state[HANDS + seat] & trumps
-                    and (state[HANDS + seat] & group) == 0
-                ):
-                    ruffable = True
-            if not ruffable:
-                through = cashable(state, mate)
-                if through > sure:
-                    sure = through
-                    state[QUICK_SEAT] = mate
-                break
+        entry = entry_suit(state, leader, mate)
+        if entry >= 0:
+            through = cashable(state, mate)
+            if through > sure:
+                sure = through
+                state[QUICK_HANDS] = 1 << mate
+        if theirs & trumps:
+            continue
+        if entry >= 0:
+            both = own + side_suits(state, mate, trumps)
+            extra = 0
+        else:
+            both, extra = cross_after_cashing(state, leader, mate, trumps)
+            both += own
+        both = min(both, held)  # the partner throws winners last, the long cards first
+        if both > sure:
+            sure = both
+            state[QUICK_HANDS] = (1 << leader) | (1 << mate)
+            state[QUICK_EXTRA] = extra
     return sure
+
+
+@compiled()
+def entry_suit(state: np.ndarray, leader: int, mate: int) -> int:
+    """A suit in which ``leader`` holds a card and ``mate`` a card above every other card
+    out, that no hand of the other side can ruff: a small card led there puts ``mate`` on
+    lead. -1 if none."""
+    trumps = state[TRUMPS]
+    hand = state[HANDS + leader]
+    others = 0
+    for seat in range(4):
+        if seat != mate:
+            others |= state[HANDS + seat]
+    for suit in range(4):
+        group = (SUIT << (13 * suit)) & ~trumps
+        if (hand & group) == 0 or (state[HANDS + mate] & group) >> bit_length(others & group) == 0:
+            continue
+        ruffable = False
+        for seat in range(4):
+            if (
+                state[SIDES + seat] != state[SIDES + leader]
+                and state[HANDS + seat] & trumps
+                and (state[HANDS + seat] & group) == 0
+            ):
+                ruffable = True
+        if not ruffable:
+            return suit
+    return -1
+
+
+@compiled()
+def cross_after_cashing(state: np.ndarray, leader: int, mate: int, trumps: int) -> tuple[int, int]:
+    """With the other side holding no trump, DDS's "Ax opposite Kx": in a suit where
+    ``leader`` holds the top cards and a smaller one, and ``mate`` the best card of the
+    rest with more cards than the leader's top ones, the leader cashes those (``mate``
+    follows low) and leads the small card to ``mate``'s best. Returns ``mate``'s tricks
+    then, outside trumps (-1 if no suit allows it), and its cards that count in that suit
+    (what the count rests on besides the two hands' winners now)."""
+    hand = state[HANDS + leader]
+    mine = state[HANDS + mate]
+    theirs = 0
+    for seat in range(4):
+        if state[SIDES + seat] != state[SIDES + leader]:
+            theirs |= state[HANDS + seat]
+    for suit in range(4):
+        group = (SUIT << (13 * suit)) & ~trumps
+        lead = hand & group
+        top = bit_length((theirs | mine) & group)
+        tops = lead >> top << top
+        count = popcount(tops)
+        if count == 0 or popcount(lead) == count or popcount(mine & group) <= count:
+            continue
+        if bit_length(mine & group) <= bit_length(theirs & group):
+            continue
+        rest = mine & group
+        for _ in range(count):
+            rest &= rest - 1  # the cards it follows with: its lowest
+        state[HANDS + leader] = hand & ~tops
+        state[HANDS + mate] = (mine & ~group) | rest
+        tricks = side_suits(state, mate, trumps)
+        extra = masters(state, mate) & group
+        state[HANDS + leader] = hand
+        state[HANDS + mate] = mine
+        return tricks, extra
+    return -1, 0
+
+
+@compiled()
+def side_suits(state: np.ndarray, mate: int, trumps: int) -> int:
+    """Tricks ``mate`` cashes in the groups other than trumps once a partner's lead puts it
+    on lead: with the other side holding no trump, a partner that first cashes its own
+    winners (fewer than the cards ``mate`` does not need) takes nothing from these."""
+    others = 0
+    for seat in range(4):
+        if seat != mate:
+            others |= state[HANDS + seat]
+    sure = 0
+    for suit in range(4):
+        group = (SUIT << (13 * suit)) & ~trumps
+        if group:
+            sure += long_cash(state, mate, group, others)
+    return sure
+
+
+@compiled()
+def quick_rests(state: np.ndarray) -> int:
+    """The cards the last count of :func:`quick_tricks` rests on."""
+    found = state[QUICK_EXTRA]
+    for seat in range(4):
+        if (state[QUICK_HANDS] >> seat) & 1:
+            found |= masters(state, seat)
+    return found
 
 
 @compiled(inline="always")
@@ -641,7 +738,7 @@ def cashable(state: np.ndarray, leader: int) -> int:
     sure = 0
     drawn = (theirs & trumps) == 0
     if trumps and (state[BROKEN] or state[FREE_LEAD + leader] or (hand & ~trumps) == 0):
-        sure += popcount((hand & trumps) >> bit_length(others & trumps))
+        sure += long_cash(state, leader, trumps, others)
         # Leading those first draws the other side's trumps, if it has no more of them.
         drawn = True
         for seat in range(4):
@@ -651,7 +748,7 @@ def cashable(state: np.ndarray, leader: int) -> int:
         group = (SUIT << (13 * suit)) & ~trumps
         if group == 0:
             continue
-        cash = popcount((hand & group) >> bit_length(others & group))
+        cash = long_cash(state, leader, group, others)
         if cash and not drawn:
             # An opponent with trumps follows as long as it holds the suit, then may ruff.
             for seat in range(4):
@@ -662,6 +759,21 @@ def cashable(state: np.ndarray, leader: int) -> int:
         sure += cash
     held = popcount(hand)
     return sure if sure < held else held
+
+
+@compiled(inline="always")
+def long_cash(state: np.ndarray, leader: int, group: int, others: int) -> int:
+    """Tricks ``leader`` cashes in ``group`` from the top, if no hand ruffs: its cards above
+    every other card out, and once those have drawn every other hand's cards of the group,
+    the rest of its cards too (length winners)."""
+    hand = state[HANDS + leader] & group
+    cash = popcount(hand >> bit_length(others & group))
+    if cash == 0:
+        return 0
+    for seat in range(4):
+        if seat != leader and popcount(state[HANDS + seat] & group) > cash:
+            return cash
+    return popcount(hand)
 
 
 @compiled(inline="always")
@@ -1070,13 +1182,15 @@ def open_node(
                     state[REL] |= 1 << card
                     return 1 if ours else 0
     if state[TRICK_LEN] == 0:
+        if left == 1:
+            return last_trick(state)
         sure = quick_tricks(state)
         if state[SIDES + leader] == state[SIDE]:
             if sure >= target:
-                state[REL] = masters(state, state[QUICK_SEAT])
+                state[REL] = quick_rests(state)
                 return 1
         elif left - sure < target:
-            state[REL] = masters(state, state[QUICK_SEAT])
+            state[REL] = quick_rests(state)
             return 0
         trumps = state[TRUMPS]
         if trumps:
@@ -1107,6 +1221,29 @@ def open_node(
     frames[ply, RELEVANT] = 0
     frames[ply, SKIP] = 0
     return 2
+
+
+@compiled()
+def last_trick(state: np.ndarray) -> int:
+    """At the start of the last trick, where every play is forced: 1 if the side wins it,
+    else 0. Its winning card goes to state[REL] if it beat a card of its own group."""
+    trumps = state[TRUMPS]
+    seat = state[LEADER]
+    led = state[HANDS + seat]
+    led_group = group_of(bit_length(led) - 1, trumps)
+    win_card = bit_length(led) - 1
+    win_seat = seat
+    played = led
+    for _ in range(state[SEATS] - 1):
+        seat = state[NEXT + seat]
+        card = bit_length(state[HANDS + seat]) - 1
+        played |= 1 << card
+        if beats(card, win_card, trumps, led_group):
+            win_card = card
+            win_seat = seat
+    by_rank = played & group_of(win_card, trumps) & ~(1 << win_card)
+    state[REL] = 1 << win_card if by_rank else 0
+    return 1 if state[SIDES + win_seat] == state[SIDE] else 0
 
 
 @compiled()
