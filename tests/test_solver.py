@@ -116,6 +116,31 @@ def test_solve_command_prints_each_card_and_json(capsys, tmp_path):
     assert "tricks" in capsys.readouterr().out
 
 
+def test_solve_says_so_only_when_it_must_compile_first(capsys, tmp_path):
+    """The first solve on a machine compiles the search (about a minute): ``backalley solve``
+    says so then, and not once numba's cache holds it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from backalley.cli import main
+    from backalley.record import write_record
+    from backalley.solver import needs_compiling
+
+    ask = "from backalley.solver import needs_compiling; print(needs_compiling())"
+    cold = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
+    answer = subprocess.run([sys.executable, "-c", ask], env=cold, capture_output=True, text=True)
+    assert answer.stdout.strip() == "True", answer.stderr
+    game = next(g for g in POSITIONS if len(g.legal_actions()) > 1)
+    card_values(Position.from_game(game))
+    assert not needs_compiling()
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(write_record(game)))
+    assert main(["solve", str(path)]) == 0
+    assert "compiling" not in capsys.readouterr().err
+
+
 def test_solve_refuses_a_record_with_no_card_due(capsys):
     from pathlib import Path
 

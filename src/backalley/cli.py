@@ -415,15 +415,11 @@ def plot_match(report: Any, path: Path) -> None:
 # ---------------------------------------------------------------------------- solve
 
 
-#: Tricks to go up to which a full solve takes well under a second (benchmarks/solver.py).
-SOLVE_QUICKLY = 11
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
     """``backalley solve RECORD``: every legal card's double-dummy value."""
     from backalley.cards import card_name
     from backalley.record import RecordError, ReplayError, read_record, replay
-    from backalley.solver import Position, card_values
+    from backalley.solver import Position, card_values, needs_compiling
 
     try:
         text = _read_input(args.file)
@@ -438,11 +434,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         position = Position.from_game(game)
     except ValueError:
         raise UsageError(_("the record does not end with a card due: nothing to solve")) from None
-    if position.tricks_left > SOLVE_QUICKLY:
-        warning = _(
-            "{count} tricks to go: the solver is slow beyond {limit} and this may take minutes"
-        )
-        print(warning.format(count=position.tricks_left, limit=SOLVE_QUICKLY), file=sys.stderr)
+    if needs_compiling():
+        print(_("compiling the solver, once: about a minute"), file=sys.stderr)
     values = card_values(position)
     seat = position.to_move
     if args.json:

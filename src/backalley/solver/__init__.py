@@ -117,6 +117,18 @@ def card_values(position: Position, budget: int | None = None) -> dict[int, int]
     return {int(cards[i]): int(values[i]) for i in range(count)}
 
 
+def needs_compiling() -> bool:
+    """Will the first solve of this process compile the search (about a minute) rather than
+    load it from numba's cache (under a second)? Worth telling someone who waits. numba's
+    cache is private to it: when it cannot be read, this says False rather than guess."""
+    if search.card_values.signatures:
+        return False  # compiled or loaded in this process already
+    try:
+        return not search.card_values._cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
 _TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
 
