@@ -141,6 +141,21 @@ def test_solve_says_so_only_when_it_must_compile_first(capsys, tmp_path):
     assert "compiling" not in capsys.readouterr().err
 
 
+def test_the_first_compilation_runs_beneath_a_large_frame():
+    """CPython 3.11 maps and unmaps a chunk of its frame stack whenever calls cross a chunk
+    boundary back and forth; the compiler runs from a frame that fills most of a chunk far
+    larger than its recursion needs (see solver.on_a_large_frame)."""
+    import sys
+
+    from backalley.solver import LARGE_FRAME, on_a_large_frame
+
+    def caller_locals() -> int:
+        return sys._getframe(1).f_code.co_nlocals
+
+    assert on_a_large_frame(caller_locals) > LARGE_FRAME
+    assert on_a_large_frame(lambda: "done") == "done"
+
+
 def test_solve_refuses_a_record_with_no_card_due(capsys):
     from pathlib import Path
 

@@ -31,13 +31,18 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import FunctionType
+from typing import TypeVar, cast
 
 import numpy as np
 
 from backalley.cards import trump_mask
 from backalley.engine import Game
 from backalley.solver import search
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -135,10 +140,57 @@ _TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The work arrays and transposition table, made once per process and kept: the table's
     keys hold everything a result depends on, so entries stay true from one search to the
-    next."""
+    next. The first time on a machine, the search is compiled here (see
+    :func:`on_a_large_frame`)."""
     if not _TABLES:
-        _TABLES.append(search.new_tables())
+        tables = search.new_tables()
+        if needs_compiling():
+            on_a_large_frame(lambda: _solve_a_one_card_deal(tables))
+        _TABLES.append(tables)
     return _TABLES[0]
+
+
+#: Locals of the frame :func:`on_a_large_frame` runs from: about 0.5 MiB of frame stack.
+LARGE_FRAME = 66_000
+
+
+def on_a_large_frame(work: Callable[[], T]) -> T:
+    """Run ``work`` from a frame so large that the frames it calls share its chunk of
+    CPython's frame stack.
+
+    CPython 3.11 unmaps a chunk of that stack as soon as the frames in it return and maps
+    a new one at the next call (gh-142183, fixed in 3.13): numba's compiler, recursing back
+    and forth across a chunk boundary, could spend more time in ``mmap`` and ``munmap`` than
+    compiling. Measured: ``backalley solve`` compiling the search took 2 min 24 s, of which
+    1 min 30 s in the kernel; from a large frame, 47 s."""
+    names = ("work", *(f"unused{i}" for i in range(LARGE_FRAME)))
+    code = _call.__code__.replace(co_varnames=names, co_nlocals=len(names))
+    return cast("Callable[[Callable[[], T]], T]", FunctionType(code, {}))(work)
+
+
+def _call(work: Callable[[], T]) -> T:
+    return work()
+
+
+def _solve_a_one_card_deal(tables: tuple[np.ndarray, ...]) -> None:
+    """Compile (or load) the search on the smallest deal, through both entry points."""
+    moves, saved, frames, table = tables
+    position = Position(
+        hands=(1, 2, 4, 8),
+        seats=(0, 1, 2, 3),
+        sides=(0, 1, 0, 1),
+        trumps=0,
+        broken=False,
+        free_lead=(False,) * 4,
+        blooper_forces=False,
+        trick=(),
+        leader=0,
+        to_move=0,
+    )
+    cards = np.zeros(16, dtype=np.int64)
+    values = np.zeros(16, dtype=np.int64)
+    search.card_values(_state(position, 0), moves, saved, frames, table, cards, values)
+    search.value(_state(position, 0), moves, saved, frames, table, 0, 1)  # compiled already
 
 
 def _state(position: Position, side: int, budget: int | None = None) -> np.ndarray:

@@ -1485,7 +1485,8 @@ def card_values(
             continue
         won = play(state, saved, 0, card)
         gain = won if won > 0 else 0
-        found = value(state, moves, saved, frames, table, 1, guess - gain)
+        # ply 1 as an int64, not a literal: the same compiled value() as tricks() calls
+        found = value(state, moves, saved, frames, table, np.int64(1), guess - gain)
         undo(state, saved, 0, card, seat, won)
         if found < 0:
             return -1
