@@ -631,13 +631,10 @@ def quick_tricks(state: np.ndarray) -> int:
 def entry_suit(state: np.ndarray, leader: int, mate: int) -> int:
     """A suit in which ``leader`` holds a card and ``mate`` a card above every other card
     out, that no hand of the other side can ruff: a small card led there puts ``mate`` on
-    lead. -1 if none."""
+    lead. -1 if none. (At a trick start.)"""
     trumps = state[TRUMPS]
     hand = state[HANDS + leader]
-    others = 0
-    for seat in range(4):
-        if seat != mate:
-            others |= state[HANDS + seat]
+    others = live_cards(state) & ~state[HANDS + mate]
     for suit in range(4):
         group = (SUIT << (13 * suit)) & ~trumps
         if (hand & group) == 0 or (state[HANDS + mate] & group) >> bit_length(others & group) == 0:
@@ -695,12 +692,10 @@ def cross_after_cashing(state: np.ndarray, leader: int, mate: int, trumps: int) 
 @compiled()
 def side_suits(state: np.ndarray, mate: int, trumps: int) -> int:
     """Tricks ``mate`` cashes in the groups other than trumps once a partner's lead puts it
-    on lead: with the other side holding no trump, a partner that first cashes its own
-    winners (fewer than the cards ``mate`` does not need) takes nothing from these."""
-    others = 0
-    for seat in range(4):
-        if seat != mate:
-            others |= state[HANDS + seat]
+    on lead. With the other side holding no trump, a partner cashing its own winners first
+    takes nothing from these while ``mate`` has other cards to throw, and then only one
+    a card thrown (the long cards go first): hence the cap of :func:`quick_tricks`."""
+    others = live_cards(state) & ~state[HANDS + mate]  # a trick start
     sure = 0
     for suit in range(4):
         group = (SUIT << (13 * suit)) & ~trumps
