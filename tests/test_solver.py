@@ -226,6 +226,33 @@ def test_second_hand_that_wins_the_trick_and_cashes_the_rest_is_seen_at_once():
     assert tricks(blocked) == 3
 
 
+def test_second_hand_cashes_its_top_trumps_when_the_other_side_has_none():
+    """Hearts are trumps, held only by the side on turn: the ace of spades wins the trick
+    for sure and its hand then cashes the ace and king of trumps (nothing but trumps left:
+    P3 lets it lead them), so the search stops at the node itself."""
+    from backalley.cards import trump_mask
+
+    position = Position(
+        hands=(
+            mask_of(parse_card(name) for name in ("3S", "4S")),
+            mask_of(parse_card(name) for name in ("AS", "AH", "KH")),
+            mask_of(parse_card(name) for name in ("5S", "6S", "7S")),
+            mask_of(parse_card(name) for name in ("8S", "QH", "JH")),
+        ),
+        seats=(0, 1, 2, 3),
+        sides=(0, 1, 0, 1),
+        trumps=trump_mask(parse_card("AH") // 13),
+        broken=False,
+        free_lead=(False,) * 4,
+        blooper_forces=True,
+        trick=(parse_card("2S"),),
+        leader=0,
+        to_move=1,
+    )
+    assert tricks(position, budget=2) == 3
+    assert card_values(position)[parse_card("AS")] == 3
+
+
 def _trick_start(*hands: tuple[str, ...]) -> Position:
     """A no-trump position at a trick start, seat 0 (side 0) on lead."""
     return Position(

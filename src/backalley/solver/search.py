@@ -772,13 +772,25 @@ def long_cash(state: np.ndarray, leader: int, group: int, others: int) -> int:
 
 
 @compiled(inline="always")
+def opponents_cards(state: np.ndarray) -> int:
+    """The cards in the hands of the other side than the player on turn's."""
+    side = state[SIDES + state[TO_MOVE]]
+    theirs = 0
+    for seat in range(4):
+        if state[SIDES + seat] != side:
+            theirs |= state[HANDS + seat]
+    return theirs
+
+
+@compiled(inline="always")
 def cash_after(state: np.ndarray, card: int, wanted: int) -> bool:
-    """With no trump in any hand, at second hand, when ``card`` surely wins the trick for
-    the side of the player on turn (:func:`sure_trick`): can the hand that plays it cash
-    ``wanted`` more tricks next, on lead (DDS's quick tricks at second hand)? Counted in
-    the position before the trick ends: the other side's cards played to it only leave
-    their hands, which can only make more of that hand's cards winners. If so, the cards
-    the count rests on go to state[REL]."""
+    """With no trump in the other side's hands, at second hand, when ``card`` surely wins
+    the trick for the side of the player on turn (:func:`sure_trick`): can the hand that
+    plays it cash ``wanted`` more tricks next, on lead (DDS's quick tricks at second hand)?
+    Counted in the position before the trick ends: the cards the other hands play to it
+    only leave them, which can only make more of that hand's cards winners, and a trump
+    played to it could only allow trump leads (P3) that the count leaves out. If so, the
+    cards the count rests on go to state[REL]."""
     winner = state[WIN_SEAT + state[TRICK_LEN] - 1]
     for seat in range(4):
         if (state[HANDS + seat] >> card) & 1:
@@ -1160,9 +1172,7 @@ def open_node(
     bucket = NOT_A_TRICK_START
     hint = -1
     if state[TRICK_LEN]:
-        second = state[TRICK_LEN] == 1 and not (
-            state[TRUMPS] & (state[HANDS] | state[HANDS + 1] | state[HANDS + 2] | state[HANDS + 3])
-        )
+        second = state[TRICK_LEN] == 1 and not state[TRUMPS] & opponents_cards(state)
         if target == 1 or target == left or second:
             card = sure_trick(state)
             if card >= 0:
