@@ -143,10 +143,9 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     next. The first time on a machine, the search is compiled here (see
     :func:`on_a_large_frame`)."""
     if not _TABLES:
-        tables = search.new_tables()
+        _TABLES.append(search.new_tables())
         if needs_compiling():
-            on_a_large_frame(lambda: _solve_a_one_card_deal(tables))
-        _TABLES.append(tables)
+            on_a_large_frame(_solve_a_one_card_deal)
     return _TABLES[0]
 
 
@@ -172,9 +171,8 @@ def _call(work: Callable[[], T]) -> T:
     return work()
 
 
-def _solve_a_one_card_deal(tables: tuple[np.ndarray, ...]) -> None:
+def _solve_a_one_card_deal() -> None:
     """Compile (or load) the search on the smallest deal, through both entry points."""
-    moves, saved, frames, table = tables
     position = Position(
         hands=(1, 2, 4, 8),
         seats=(0, 1, 2, 3),
@@ -187,10 +185,8 @@ def _solve_a_one_card_deal(tables: tuple[np.ndarray, ...]) -> None:
         leader=0,
         to_move=0,
     )
-    cards = np.zeros(16, dtype=np.int64)
-    values = np.zeros(16, dtype=np.int64)
-    search.card_values(_state(position, 0), moves, saved, frames, table, cards, values)
-    search.value(_state(position, 0), moves, saved, frames, table, 0, 1)  # compiled already
+    card_values(position)
+    tricks(position)  # compiled already: card_values calls the same value()
 
 
 def _state(position: Position, side: int, budget: int | None = None) -> np.ndarray:

@@ -265,18 +265,26 @@ def play(state: np.ndarray, saved: np.ndarray, ply: int, card: int) -> int:
         saved[ply, 2 + j] = state[TRICK + j]
         saved[ply, 5 + j] = state[WIN_CARD + j]
         saved[ply, 8 + j] = state[WIN_SEAT + j]
-    state[REL] = 0
-    win_group = group_of(win_card, trumps)
+    played = 0
     for j in range(i + 1):
         other = state[TRICK + j]
+        played |= 1 << other
         if (trumps >> other) & 1:
             state[BROKEN] = 1
-        if other != win_card and (win_group >> other) & 1:
-            state[REL] = 1 << win_card  # it won by its rank: its rank matters
+    state[REL] = rank_rests(win_card, played, trumps)
     state[TRICK_LEN] = 0
     state[LEADER] = win_seat
     state[TO_MOVE] = win_seat
     return 1 if state[SIDES + win_seat] == state[SIDE] else 0
+
+
+@compiled(inline="always")
+def rank_rests(win_card: int, played: int, trumps: int) -> int:
+    """What a completed trick's result rests on: its winning card if it beat another card
+    of its group (its rank mattered), else nothing."""
+    if played & group_of(win_card, trumps) & ~(1 << win_card):
+        return 1 << win_card
+    return 0
 
 
 @compiled(inline="always")
@@ -596,10 +604,7 @@ def quick_tricks(state: np.ndarray) -> int:
     state[QUICK_EXTRA] = 0
     trumps = state[TRUMPS]
     held = popcount(state[HANDS + leader])
-    theirs = 0
-    for seat in range(4):
-        if state[SIDES + seat] != state[SIDES + leader]:
-            theirs |= state[HANDS + seat]
+    theirs = opponents_cards(state, leader)
     for mate in range(4):
         if mate == leader or state[SIDES + mate] != state[SIDES + leader]:
             continue
@@ -617,7 +622,7 @@ def quick_tricks(state: np.ndarray) -> int:
             both = own + side_suits(state, mate, trumps)
             extra = 0
         else:
-            both, extra = cross_after_cashing(state, leader, mate, trumps)
+            both, extra = cross_after_cashing(state, leader, mate, theirs)
             both += own
         both = min(both, held)  # the partner throws winners last, the long cards first
         if both > sure:
@@ -653,19 +658,17 @@ def entry_suit(state: np.ndarray, leader: int, mate: int) -> int:
 
 
 @compiled()
-def cross_after_cashing(state: np.ndarray, leader: int, mate: int, trumps: int) -> tuple[int, int]:
+def cross_after_cashing(state: np.ndarray, leader: int, mate: int, theirs: int) -> tuple[int, int]:
     """With the other side holding no trump, DDS's "Ax opposite Kx": in a suit where
     ``leader`` holds the top cards and a smaller one, and ``mate`` the best card of the
     rest with more cards than the leader's top ones, the leader cashes those (``mate``
     follows low) and leads the small card to ``mate``'s best. Returns ``mate``'s tricks
     then, outside trumps (-1 if no suit allows it), and its cards that count in that suit
-    (what the count rests on besides the two hands' winners now)."""
+    (what the count rests on besides the two hands' winners now). ``theirs``: the other
+    side's cards."""
+    trumps = state[TRUMPS]
     hand = state[HANDS + leader]
     mine = state[HANDS + mate]
-    theirs = 0
-    for seat in range(4):
-        if state[SIDES + seat] != state[SIDES + leader]:
-            theirs |= state[HANDS + seat]
     for suit in range(4):
         group = (SUIT << (13 * suit)) & ~trumps
         lead = hand & group
@@ -772,9 +775,9 @@ def long_cash(state: np.ndarray, leader: int, group: int, others: int) -> int:
 
 
 @compiled(inline="always")
-def opponents_cards(state: np.ndarray) -> int:
-    """The cards in the hands of the other side than the player on turn's."""
-    side = state[SIDES + state[TO_MOVE]]
+def opponents_cards(state: np.ndarray, seat: int) -> int:
+    """The cards in the hands of the side other than ``seat``'s."""
+    side = state[SIDES + seat]
     theirs = 0
     for seat in range(4):
         if state[SIDES + seat] != side:
@@ -1172,7 +1175,9 @@ def open_node(
     bucket = NOT_A_TRICK_START
     hint = -1
     if state[TRICK_LEN]:
-        second = state[TRICK_LEN] == 1 and not state[TRUMPS] & opponents_cards(state)
+        second = state[TRICK_LEN] == 1 and not (
+            state[TRUMPS] & opponents_cards(state, state[TO_MOVE])
+        )
         if target == 1 or target == left or second:
             card = sure_trick(state)
             if card >= 0:
@@ -1234,11 +1239,10 @@ def last_trick(state: np.ndarray) -> int:
     else 0. Its winning card goes to state[REL] if it beat a card of its own group."""
     trumps = state[TRUMPS]
     seat = state[LEADER]
-    led = state[HANDS + seat]
-    led_group = group_of(bit_length(led) - 1, trumps)
-    win_card = bit_length(led) - 1
+    win_card = bit_length(state[HANDS + seat]) - 1
+    led_group = group_of(win_card, trumps)
     win_seat = seat
-    played = led
+    played = 1 << win_card
     for _ in range(state[SEATS] - 1):
         seat = state[NEXT + seat]
         card = bit_length(state[HANDS + seat]) - 1
@@ -1246,8 +1250,7 @@ def last_trick(state: np.ndarray) -> int:
         if beats(card, win_card, trumps, led_group):
             win_card = card
             win_seat = seat
-    by_rank = played & group_of(win_card, trumps) & ~(1 << win_card)
-    state[REL] = 1 << win_card if by_rank else 0
+    state[REL] = rank_rests(win_card, played, trumps)
     return 1 if state[SIDES + win_seat] == state[SIDE] else 0
 
 
