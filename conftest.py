@@ -1,5 +1,5 @@
-"""Doctests of the compiled modules cannot run (mypyc keeps no docstrings, and the module is
-the extension, not the source): when compiled, they run in the plain-Python pass instead
+"""Doctests of the compiled modules are collected from their sources, which pytest will not
+import over the compiled extension: when compiled, they run in the plain-Python pass instead
 (``BACKALLEY_PURE=1``, see scripts/test.sh)."""
 
 import backalley

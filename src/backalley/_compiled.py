@@ -8,6 +8,8 @@ sources are loaded (with a warning) until ``pip install -e .`` builds them again
 
 from __future__ import annotations
 
+import ast
+import importlib
 import importlib.machinery
 import importlib.util
 import os
@@ -69,5 +71,22 @@ def _choose() -> bool:
     return True
 
 
+def _restore_class_docs() -> None:
+    """mypyc gives the plain Python classes of a compiled module (exceptions, int subtypes)
+    a filler ``__doc__``; give them back their docstrings from the sources, for ``help()``.
+    (setup.py writes the compiled functions' and classes' docstrings into the C itself.)"""
+    for name in _MODULES:
+        module = importlib.import_module(f"{__package__}.{name}")
+        tree = ast.parse(_source(name).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            cls = getattr(module, node.name, None)
+            if isinstance(cls, type) and cls.__doc__ == "mypyc filler docstring":
+                cls.__doc__ = ast.get_docstring(node, clean=False)
+
+
 #: Whether the engine runs compiled (mypyc) in this process.
 COMPILED = _choose()
+if COMPILED:
+    _restore_class_docs()

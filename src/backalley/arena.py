@@ -231,11 +231,11 @@ def run_match(
     on_pair: Callable[[list[GameResult]], None] | None = None,
     repeatable: bool = False,
 ) -> MatchReport:
-    """Play about ``games`` games — whole deal sets, at least one — across ``jobs``; with
+    """Play at least ``games`` games — whole deal sets — across ``jobs``; with
     ``repeatable`` bots, which keep to no wall-clock budget, the same seed plays the same
     games on any machine.
 
-    :raises ValueError: for an unknown bot.
+    :raises UnknownBot: for an unknown bot.
     """
     make_bot(bot_a), make_bot(bot_b)  # fail early on an unknown name
     report = MatchReport(rules, seed, (BotSummary(bot_a), BotSummary(bot_b)))
@@ -249,8 +249,10 @@ def run_match(
 
 
 def deal_sets(rules: Ruleset, games: int) -> int:
-    """How many deal sets make about ``games`` games (at least one)."""
-    return max(1, games // len(seatings(rules.num_players)))
+    """How many deal sets make at least ``games`` games: whole sets, rounded up (a set is
+    played once per seating, so that the luck of the cards cancels)."""
+    per_set = len(seatings(rules.num_players))
+    return max(1, -(-games // per_set))
 
 
 def _pairs(

@@ -1,4 +1,4 @@
-"""The ``backalley`` command: ``verify``, ``simulate``, ``arena`` and ``rules``.
+"""The ``backalley`` command: ``verify``, ``simulate``, ``arena``, ``solve`` and ``rules``.
 
 Every message a person reads goes through gettext (:mod:`backalley.i18n`). Bad input gets one
 line on standard error and a non-zero exit, never a traceback.
@@ -18,9 +18,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from backalley import __version__
-from backalley.i18n import _, explain_rules, use_language
+from backalley.cards import N_
+from backalley.i18n import LANGUAGES, _, explain, use_language
 from backalley.record import dumps, verify
-from backalley.rules import N_, OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
+from backalley.rules import OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
 from backalley.simulation import Stats, simulate
 
 
@@ -43,7 +44,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"backalley {__version__}")
     parser.add_argument(
-        "--lang", help=_("language of messages: en, es, nl, ro, tr (default: from the environment)")
+        "--lang",
+        metavar="LANG",
+        help=_("language of messages: {languages} (default: from the environment)").format(
+            languages=", ".join(LANGUAGES)
+        ),
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
@@ -67,11 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
             "and print a summary table."
         ),
     )
-    sim.add_argument("--rules", default="standard", help=_("preset: standard, classic, classic3"))
-    _add_option_argument(sim)
-    sim.add_argument("--games", type=_positive, default=100, help=_("number of games"))
-    sim.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the players"))
-    sim.add_argument("--out", type=Path, help=_("folder to write one record per game into"))
+    _add_rules_arguments(sim)
+    sim.add_argument(
+        "--games", type=_positive, default=100, help=_with_default(_("number of games"))
+    )
+    sim.add_argument(
+        "--seed",
+        type=_integer,
+        default=0,
+        help=_with_default(_("seed for the deals and the players")),
+    )
+    sim.add_argument(
+        "--out", type=Path, metavar="DIR", help=_("folder to write one record per game into")
+    )
 
     arena = commands.add_parser(
         "arena",
@@ -84,12 +97,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
     arena.add_argument("bot_b", metavar="BOT_B", help=_("the bot it plays against"))
-    arena.add_argument("--games", type=_positive, default=100, help=_("number of games"))
-    arena.add_argument("--seed", type=int, default=0, help=_("seed for the deals and the bots"))
-    arena.add_argument("--jobs", type=_positive, default=1, help=_("processes to play in"))
-    arena.add_argument("--rules", default="standard", help=_("preset: standard, classic, classic3"))
-    _add_option_argument(arena)
-    arena.add_argument("--out", type=Path, help=_("folder for the game records"))
+    arena.add_argument(
+        "--games",
+        type=_positive,
+        default=100,
+        help=_with_default(_("number of games, rounded up to whole deal sets")),
+    )
+    arena.add_argument(
+        "--seed", type=_integer, default=0, help=_with_default(_("seed for the deals and the bots"))
+    )
+    arena.add_argument(
+        "--jobs", type=_positive, default=1, help=_with_default(_("processes to play in"))
+    )
+    _add_rules_arguments(arena)
+    arena.add_argument(
+        "--out", type=Path, metavar="DIR", help=_("write every game's record into this folder")
+    )
     arena.add_argument(
         "--repeatable",
         action="store_true",
@@ -120,7 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
         description=_("Show the options of one preset, or of all three side by side."),
     )
     show.add_argument(
-        "preset", nargs="?", metavar="PRESET", help=_("standard, classic or classic3")
+        "preset",
+        nargs="?",
+        metavar="PRESET",
+        help=_("standard, classic or classic3 (default: all three)"),
+    )
+    show.add_argument(
+        "--explain",
+        metavar="ID",
+        help=_("print one rule of the rule book, such as P3 (see --explain list)"),
     )
     return parser
 
@@ -130,7 +161,13 @@ def _read_input(name: str) -> bytes:
     return sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
 
 
-def _add_option_argument(parser: argparse.ArgumentParser) -> None:
+def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules",
+        default="standard",
+        metavar="PRESET",
+        help=_with_default(_("preset: standard, classic, classic3")),
+    )
     parser.add_argument(
         "--option",
         action="append",
@@ -140,18 +177,41 @@ def _add_option_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _with_default(text: str) -> str:
+    """An option's help that ends with its default (argparse fills in ``%(default)s``)."""
+    return _("{help} (default: %(default)s)").format(help=text)
+
+
+def _integer(text: str) -> int:
+    """A whole number from the command line, refused in the reader's language."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not a whole number").format(text=repr(text))
+        ) from None
+
+
 def _positive(text: str) -> int:
-    value = int(text)
+    """A whole number of at least 1 from the command line."""
+    value = _integer(text)
     if value < 1:
-        raise ValueError(text)
+        raise argparse.ArgumentTypeError(_("{value} is not 1 or more").format(value=value))
     return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    use_language(_language_flag(args_list))
+    wanted = _language_flag(args_list)
+    use_language(wanted)
     try:
+        if wanted is not None and wanted.lower() not in LANGUAGES:
+            raise UsageError(
+                _("unknown language {lang}: choose one of {languages}").format(
+                    lang=repr(wanted), languages=", ".join(LANGUAGES)
+                )
+            )
         args = build_parser().parse_args(args_list)
         handler = {
             "verify": cmd_verify,
@@ -209,11 +269,11 @@ def ruleset_from_args(preset: str, options: list[str]) -> Ruleset:
         try:
             overrides[key.strip()] = parse_option_value(key.strip(), value.strip())
         except RulesError as error:
-            raise UsageError(explain_rules(error)) from None
+            raise UsageError(explain(error)) from None
     try:
         return Ruleset.preset(preset, **overrides)
     except RulesError as error:
-        raise UsageError(explain_rules(error)) from None
+        raise UsageError(explain(error)) from None
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -221,12 +281,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rules = ruleset_from_args(args.rules, args.option)
     out: Path | None = args.out
     if out is not None:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise UsageError(
-                _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
-            ) from None
+        _make_folder(out)
     console = Console()
     with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(_("Playing"), total=args.games)
@@ -301,47 +356,70 @@ def _share(count: int, total: int) -> str:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
-    from backalley.arena import deal_sets, run_match
-    from backalley.bots import make_bot
+    from backalley.arena import deal_sets, run_match, seatings
+    from backalley.bots import UnknownBot, make_bot, needs_solver
 
     rules = ruleset_from_args(args.rules, args.option)
     try:
         make_bot(args.bot_a), make_bot(args.bot_b)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    out: Path = args.out or Path(f"arena-{args.bot_a}-{args.bot_b}-seed{args.seed}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(
-            _("cannot write to {folder}: {reason}").format(folder=out, reason=error.strerror)
-        ) from None
+    except UnknownBot as error:
+        raise UsageError(explain(error)) from None
+    out: Path | None = args.out
+    if out is not None:
+        _make_folder(out)
     pairs = deal_sets(rules, args.games)
+    games = pairs * len(seatings(rules.num_players))
+    if games != args.games:
+        print(
+            _("Playing {games} games: {sets} deal sets, each played {each} times").format(
+                games=games, sets=pairs, each=len(seatings(rules.num_players))
+            ),
+            file=sys.stderr,
+        )
+    if needs_solver(args.bot_a) or needs_solver(args.bot_b):
+        prepare_solver()
     with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(_("Playing"), total=pairs)
-        try:
-            report = run_match(
-                args.bot_a,
-                args.bot_b,
-                rules,
-                args.games,
-                args.seed,
-                args.jobs,
-                on_pair=lambda _pair: bar.advance(task),
-                repeatable=args.repeatable,
-            )
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-    for result in report.results:
-        name = f"set-{result.pair + 1:05d}-game-{result.seating + 1}.json"
-        (out / name).write_text(json.dumps(result.record, indent=1) + "\n", encoding="utf-8")
+        report = run_match(
+            args.bot_a,
+            args.bot_b,
+            rules,
+            args.games,
+            args.seed,
+            args.jobs,
+            on_pair=lambda _pair: bar.advance(task),
+            repeatable=args.repeatable,
+        )
     console = Console()
     console.print(arena_table(report))
-    console.print(_("Wrote {count} records to {folder}").format(count=report.games, folder=out))
+    if out is not None:
+        for result in report.results:
+            name = f"set-{result.pair + 1:05d}-game-{result.seating + 1}.json"
+            (out / name).write_text(json.dumps(result.record, indent=1) + "\n", encoding="utf-8")
+        console.print(_("Wrote {count} records to {folder}").format(count=report.games, folder=out))
     if args.plot is not None:
         plot_match(report, args.plot)
         console.print(_("Wrote the plot to {file}").format(file=args.plot))
     return 0
+
+
+def prepare_solver() -> None:
+    """Compile the solver's search now, saying so, if this machine has not yet: about a
+    minute, once; later processes load it from numba's cache."""
+    from backalley.solver import compile_search, needs_compiling
+
+    if needs_compiling():
+        print(_("compiling the solver, once: about a minute"), file=sys.stderr)
+        compile_search()
+
+
+def _make_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(
+            _("cannot write to {folder}: {reason}").format(folder=folder, reason=error.strerror)
+        ) from None
 
 
 def arena_table(report: Any) -> Table:
@@ -419,7 +497,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     """``backalley solve RECORD``: every legal card's double-dummy value."""
     from backalley.cards import card_name
     from backalley.record import RecordError, ReplayError, read_record, replay
-    from backalley.solver import Position, card_values, needs_compiling
+    from backalley.solver import NotInPlay, Position, card_values
 
     try:
         text = _read_input(args.file)
@@ -432,10 +510,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         raise UsageError(_("not a valid record: {problem}").format(problem=error)) from None
     try:
         position = Position.from_game(game)
-    except ValueError:
+    except NotInPlay:
         raise UsageError(_("the record does not end with a card due: nothing to solve")) from None
-    if needs_compiling():
-        print(_("compiling the solver, once: about a minute"), file=sys.stderr)
+    prepare_solver()
     values = card_values(position)
     seat = position.to_move
     if args.json:
@@ -463,12 +540,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    """``backalley rules [PRESET]``: the options as a table."""
+    """``backalley rules [PRESET]``: the options as a table; ``--explain ID``: one rule."""
+    if args.explain is not None:
+        return explain_rule(args.explain)
     names = [args.preset] if args.preset else list(PRESETS)
     try:
         presets = [Ruleset.preset(name) for name in names]
     except RulesError as error:
-        raise UsageError(explain_rules(error)) from None
+        raise UsageError(explain(error)) from None
     table = Table(title=_("Back Alley rule sets"), show_lines=False)
     table.add_column(_("option"), no_wrap=True)
     for rules in presets:
@@ -488,7 +567,36 @@ def cmd_rules(args: argparse.Namespace) -> int:
     rows.append((_("deals"), [str(len(r.hand_sizes)) for r in presets], "D2", N_("counted deals")))
     for name, cells, rule, help_text in rows:
         table.add_row(name, *cells, rule, *([_(help_text)] if described else []))
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    console.print(_("backalley rules --explain ID prints a rule, such as D4."))
+    return 0
+
+
+def explain_rule(wanted: str) -> int:
+    """Print one rule of the rule book in the reader's language, or (``list``) every id."""
+    from backalley.rulebook import RULES, SECTIONS
+
+    console = Console()
+    if wanted.lower() == "list":
+        table = Table(title=_("The rule book"))
+        table.add_column(_("rule"), no_wrap=True)
+        table.add_column(_("title"))
+        for section, ids in SECTIONS:
+            table.add_section()
+            for rule_id in ids:
+                table.add_row(rule_id, f"{_(RULES[rule_id].title)} ({_(section)})")
+        console.print(table)
+        return 0
+    rule = RULES.get(wanted.upper())
+    if rule is None:
+        raise UsageError(
+            _("there is no rule {id}: rules are {ids}").format(
+                id=repr(wanted), ids=", ".join(RULES)
+            )
+        )
+    console.print(f"[bold]{rule.id}[/bold]  [bold]{_(rule.title)}[/bold]", highlight=False)
+    console.print(_(rule.text), highlight=False, markup=False)
     return 0
 
 

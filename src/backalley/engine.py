@@ -7,7 +7,13 @@ deal is dealt as soon as it is due) or deal by deal from given hands and stock
 through :meth:`Game.view` and :meth:`Game.public_view`.
 
 Actions are ``int``: a card is 0‥53 (:mod:`backalley.cards`), a bid is :data:`PASS`,
-``bid_action(k)`` for *k* tricks, or :data:`BOARD`.
+``bid_action(k)`` for *k* tricks, or :data:`BOARD` (:mod:`backalley.rules`). What the engine
+hands out names them: views hold :class:`~backalley.cards.Card` and
+:class:`~backalley.rules.Bid` values, and ``repr`` and ``str`` of a game or a deal show cards.
+
+The rules of a trick live here once, for every client: :func:`legal_cards` (P2–P4),
+:func:`follow_mask` (what follows a lead), :func:`winning_card` and :func:`trick_winner` (P5),
+and :func:`voids` (what a failure to follow shows).
 
 Every refusal raises :class:`IllegalAction` carrying the rule id of RULES §7 and leaves the
 game exactly as it was.
@@ -17,6 +23,8 @@ game exactly as it was.
 ...     game.apply(game.legal_actions()[-1])  # always board, and the highest card
 >>> len(game.scores), game.phase.name
 (2, 'OVER')
+>>> game
+<Game standard, 2 deals of 2, over, scores 40 / -40, side 0 won>
 """
 
 from __future__ import annotations
@@ -25,93 +33,100 @@ import functools
 import math
 import random
 from collections.abc import Iterable, Sequence
-from enum import IntEnum
-from typing import TYPE_CHECKING, Any, Final
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from backalley.cards import (
     _CHUNKS,
+    _NOT_A_CARD,
     BIG_BLOOPER,
+    CARDS,
     FULL_DECK,
     HONOURS,
     JOKERS,
     LITTLE_BLOOPER,
+    N_,
     NUM_CARDS,
     SUIT_MASKS,
     SUITS,
+    BackAlleyError,
+    Card,
     CardError,
+    CardSet,
     card_name,
     mask_of,
     parse_card,
     suit_of,
     trump_mask,
 )
-from backalley.rules import Ruleset
+from backalley.rules import (
+    _NOT_A_BID,
+    BIDS,
+    BOARD,
+    PASS,
+    Bid,
+    BidError,
+    DealKind,
+    Phase,
+    Ruleset,
+    action_name,
+    bid_action,
+    next_seat,
+    parse_bid,
+)
+from backalley.view import TRUMPS, DealSummary, SeatView, render, trump_text
 
-if TYPE_CHECKING:
-    from backalley.view import SeatView
+__all__ = [
+    "BOARD",
+    "PASS",
+    "Deal",
+    "DealKind",
+    "Game",
+    "IllegalAction",
+    "Phase",
+    "SeatError",
+    "action_name",
+    "bid_action",
+    "deal_points",
+    "follow_mask",
+    "legal_cards",
+    "parse_bid",
+    "trick_winner",
+    "voids",
+    "winning_card",
+]
 
-# Bid actions follow the 54 card actions: PASS is a bid of 0, BOARD follows 13.
-PASS = 54
-BOARD = PASS + 14
 _BOARD_VALUE = 14
 
 
-def bid_action(tricks: int) -> int:
-    """The action bidding ``tricks`` (0 is a pass)."""
-    return PASS + tricks
+@mypyc_attr(native_class=False)
+class SeatError(BackAlleyError, ValueError):
+    """A seat number that is not at this table (C4)."""
+
+    def __init__(self, text: str, num_players: int) -> None:
+        super().__init__(
+            "C4",
+            N_("there is no seat {seat}: seats are 0 to {last}"),
+            seat=text,
+            last=num_players - 1,
+        )
 
 
-def action_name(action: int) -> str:
-    """The record spelling of an action: ``"AS"``, ``"pass"``, ``"3"``, ``"board"``."""
-    if action < PASS:
-        return card_name(action)
-    if action == PASS:
-        return "pass"
-    return "board" if action == BOARD else str(action - PASS)
-
-
-def parse_bid(text: str) -> int:
-    """Read a bid as RECORD.md writes it: ``pass``, ``0``, ASCII digits, or ``board``.
-
-    :raises ValueError: when ``text`` is no bid.
-    """
-    key = text.lower() if isinstance(text, str) else None
-    if key == "pass":
-        return PASS
-    if key == "board":
-        return BOARD
-    if key and key.isascii() and key.isdigit() and int(key) <= 13:
-        return PASS + int(key)
-    raise ValueError(f"{text!r} is not a bid (write pass, a number of tricks, or board)")
-
-
-def N_(message: str) -> str:
-    """Mark a message for translation without translating it: the engine does no I/O."""
-    return message
-
-
-class IllegalAction(Exception):
+@mypyc_attr(native_class=False)
+class IllegalAction(BackAlleyError):
     """An action, or a deal, that the rules refuse.
 
-    ``rule`` is the rule id of RULES §7; ``message`` says in plain English what is wrong;
-    ``template`` and ``params`` let a client show the message in the player's language.
+    ``rule`` is the rule id of the rule book's refusals (docs/rules.md); ``message`` says in
+    plain English what is wrong; ``template`` and ``params`` let a client show the message in
+    the player's language. The game is left exactly as it was.
+
+    >>> game = Game(Ruleset.preset("standard"), seed=1)
+    >>> game.play("AS")
+    Traceback (most recent call last):
+    ...
+    backalley.engine.IllegalAction: B1: no card can be played while bids are still due
     """
-
-    def __init__(self, rule: str, template: str, **params: Any) -> None:
-        self.rule = rule
-        self.template = template
-        self.params = params
-        self.message = template.format(**params)
-        super().__init__(f"{rule}: {self.message}")
-
-
-class Phase(IntEnum):
-    """Where a game stands."""
-
-    DEAL = 0  #: a deal is due (the game starts here; a seeded game deals at once)
-    BID = 1
-    PLAY = 2
-    OVER = 3
 
 
 #: The attributes of a Deal, for copies (``__slots__`` is not readable when compiled).
@@ -134,15 +149,6 @@ _DEAL_FIELDS: Final = (
     "trump",
     "turned",
 )
-
-
-class DealKind(IntEnum):
-    """A counted deal, or one of the tie-breaker deals of E2 and E3."""
-
-    NORMAL = 0
-    TIE_BREAKER = 1  #: E2: four players, first side to 7 tricks
-    TIE_BREAKER_THREE = 2  #: E3: three tied players, all 13 tricks played
-    TIE_BREAKER_TWO = 3  #: E3: two tied players, two-card tricks, first to 7
 
 
 _DEAL, _BID, _PLAY, _OVER = 0, 1, 2, 3
@@ -184,6 +190,53 @@ class Deal:
         self.leader: int | None = None
         self.tricks = [0] * num_sides
         self.points: list[int] | None = None
+
+    def __repr__(self) -> str:
+        parts = [f"dealer {self.dealer}", f"{self.hand_size} cards", trump_text(self.trump)]
+        if self.thrown_in is not None:
+            parts.append(f"thrown in ({self.thrown_in})")
+        if self.bids:
+            parts.append("bids " + " ".join(map(action_name, self.bids)))
+        if self.play:
+            total = self.hand_size * len(self.seats)
+            parts.append(f"{len(self.play)} of {total} cards played")
+        return f"<Deal {', '.join(parts)}>"
+
+    def __str__(self) -> str:
+        """The deal as dealt and played, trick by trick, every hand shown."""
+        turned = " ".join(map(card_name, self.turned))
+        lines = [
+            f"dealer seat {self.dealer} · {self.hand_size} cards · {trump_text(self.trump)}"
+            f" (turn-up {turned})"
+        ]
+        lines += [f"seat {seat}  {CardSet(hand)}" for seat, hand in enumerate(self.hands)]
+        lines.append(f"stock   {' '.join(map(card_name, self.stock))}")
+        if self.exchange is not None:
+            seat, joker, drawn = self.exchange
+            lines.append(f"seat {seat} showed {card_name(joker)}, drew {card_name(drawn)} (D4)")
+        if self.thrown_in is not None:
+            lines.append(f"thrown in: {self.thrown_in}")
+        if self.bids:
+            order = tuple((self.dealer + 1 + i) % len(self.hands) for i in range(len(self.hands)))
+            bids = zip(order, map(action_name, self.bids), strict=False)
+            lines.append("bids    " + " · ".join(f"seat {s} {b}" for s, b in bids))
+        leader = self.leader
+        size = len(self.seats)
+        trumps = trump_mask(self.trump)
+        for start in range(0, len(self.play), size):
+            if leader is None:
+                break
+            cards = self.play[start : start + size]
+            seat, shown = leader, []
+            for card in cards:
+                shown.append(f"seat {seat} {card_name(card)}")
+                seat = next_seat(seat, self.seats)
+            lines.append(f"trick {start // size + 1:<2} " + " · ".join(shown))
+            if len(cards) == size:
+                leader = trick_winner(leader, cards, self.seats, trumps)[0]
+        if self.points is not None:
+            lines.append(f"points  {' / '.join(map(str, self.points))}")
+        return "\n".join(lines)
 
     def copy(self) -> Deal:
         """A copy whose lists can change independently of this one's."""
@@ -377,7 +430,7 @@ class Game:
             return None
         if last.thrown_in == "renig":
             return last.dealer
-        return (last.dealer + 1) % self.num_players
+        return self.rules.left_of(last.dealer)
 
     def start_deal(
         self, dealer: int, hands: Sequence[Iterable[int | str]], stock: Sequence[int | str]
@@ -496,14 +549,14 @@ class Game:
                 self._maybe_deal_on()
                 return
             self._phase = _BID
-            self._to_move = (dealer + 1) % self.num_players
+            self._to_move = self.rules.left_of(dealer)
             self._bid_actions = self._bid_lists[size]
             return
         # E2 / E3: no bidding; left of the dealer leads, or the first tied seat after him.
         self._phase = _PLAY
-        leader = (dealer + 1) % self.num_players
+        leader = self.rules.left_of(dealer)
         while leader not in seats:
-            leader = (leader + 1) % self.num_players
+            leader = self.rules.left_of(leader)
         deal.leader = leader
         self._to_move = self._lead_seat = leader
 
@@ -578,7 +631,9 @@ class Game:
         :raises IllegalAction: with the rule broken; the game is then unchanged.
         """
         if type(action) is not int:
-            if isinstance(action, str) and _is_bid_text(action):
+            if not isinstance(action, bool) and isinstance(action, int):
+                self.apply(int(action))  # a Card or a Bid from a view
+            elif isinstance(action, str) and _is_bid_text(action):
                 self.bid(action)
             else:
                 self.play(action)  # C2 for anything that is no card
@@ -632,9 +687,9 @@ class Game:
         if isinstance(bid, str):
             try:
                 action = parse_bid(bid)
-            except ValueError:
+            except BidError:
                 raise IllegalAction("B1", _NOT_A_BID, text=repr(bid)) from None
-        elif type(bid) is int and PASS <= bid <= BOARD:
+        elif not isinstance(bid, bool) and isinstance(bid, int) and PASS <= bid <= BOARD:
             action = int(bid)
         else:
             raise IllegalAction("B1", _NOT_A_BID, text=repr(bid))
@@ -671,7 +726,7 @@ class Game:
                 number = parse_card(card)
             except CardError:
                 raise IllegalAction("C2", _NOT_A_CARD, text=repr(card)) from None
-        elif type(card) is int and 0 <= card < NUM_CARDS:
+        elif not isinstance(card, bool) and isinstance(card, int) and 0 <= card < NUM_CARDS:
             number = int(card)
         else:
             raise IllegalAction("C2", _NOT_A_CARD, text=repr(card))
@@ -750,8 +805,8 @@ class Game:
 
     def _end_bidding(self, deal: Deal) -> None:
         """B3, B4 are kept as bids come; here P1 picks the leader, or D7 throws the deal in."""
-        first = (deal.dealer + 1) % self.num_players
-        seats = [(first + i) % self.num_players for i in range(self.num_players)]
+        seats = self.rules.bidding_order(deal.dealer)
+        first = seats[0]
         values = [b - PASS for b in deal.bids]
         if not any(values):
             if self.rules.all_pass == "redeal":
@@ -780,12 +835,9 @@ class Game:
         cards = 0
         for played in trick:
             cards |= 1 << played
-        trumps = cards & self._tmask
-        if trumps:
+        if cards & self._tmask:
             self._broken = True
-            best = trumps.bit_length() - 1
-        else:
-            best = (cards & self._lead_mask).bit_length() - 1
+        best = winning_card(cards, self._lead_mask, self._tmask)
         lead = self._lead_seat
         winner = self._order[lead][trick.index(best)]
         self._trick_log.append((lead, trick))
@@ -868,16 +920,104 @@ class Game:
     # ------------------------------------------------------------------ views and copies
 
     def view(self, seat: object) -> SeatView:
-        """Everything ``seat`` may know now — and nothing else."""
-        from backalley.view import seat_view
+        """Everything ``seat`` may know now — and nothing else.
 
-        return seat_view(self, seat)
+        :raises SeatError: when there is no such seat at this table.
+        """
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            raise SeatError(repr(seat), self.num_players)
+        return self._view(seat)
 
     def public_view(self) -> SeatView:
         """What a spectator may know: no hand but the public cards."""
-        from backalley.view import seat_view
+        return self._view(None)
 
-        return seat_view(self, None)
+    def _view(self, seat: int | None) -> SeatView:
+        """The view of ``seat`` (``None``: a spectator). Copies out only what it may see: its
+        own hand and drawn card, and what is public."""
+        deal = self._deal
+        history = tuple(map(_summary, self.deals[:-1]))
+        n, sides = self.num_players, self.num_sides
+        if deal is None:
+            return SeatView(
+                self.rules, seat, self.phase, tuple(self.scores), history, self.winner,
+                -1, None, None, 0, (), CardSet(), (0,) * n, (), None, None, None,
+                (), (None,) * sides, 0, None, (False,) * n, False,
+                (), (), (0,) * sides, CardSet(), (frozenset(),) * n, None, (),
+            )  # fmt: skip
+        order = self.rules.bidding_order(deal.dealer)
+        bids = tuple((order[i], BIDS[b - PASS]) for i, b in enumerate(deal.bids))
+        tricks = tuple(
+            (leader, tuple(map(CARDS.__getitem__, cards))) for leader, cards in self._trick_log
+        )
+        trick = tuple((s, CARDS[c]) for s, c in self.trick)
+        played = 0
+        for card in deal.play:
+            played |= 1 << card
+        exchange = deal.exchange
+        to_move = self.to_move
+        legal: tuple[Card | Bid, ...] = ()
+        if seat is not None and to_move == seat:
+            legal = tuple(CARDS[a] if a < PASS else BIDS[a - PASS] for a in self.legal_actions())
+        return SeatView(
+            rules=self.rules,
+            seat=seat,
+            phase=self.phase,
+            scores=tuple(self.scores),
+            history=history,
+            winner=self.winner,
+            deal_number=len(self.deals) - 1,
+            deal_kind=deal.kind,
+            dealer=deal.dealer,
+            hand_size=deal.hand_size,
+            seats_in_deal=deal.seats,
+            hand=CardSet(self._hands[seat] if seat is not None else 0),
+            hand_counts=tuple(hand.bit_count() for hand in self._hands),
+            turned_up=tuple(CARDS[c] for c in deal.turned),
+            trump=deal.trump,
+            joker_shown=None if exchange is None else (exchange[0], CARDS[exchange[1]]),
+            drawn=CARDS[exchange[2]] if exchange is not None and exchange[0] == seat else None,
+            bids=bids,
+            contracts=tuple(deal.contracts),
+            board_level=deal.board_level,
+            leader=deal.leader,
+            free_trump_lead=tuple(self._free_lead),
+            trumps_broken=self._broken,
+            trick=trick,
+            completed_tricks=tricks,
+            tricks_won=tuple(deal.tricks),
+            played=CardSet(played),
+            voids=voids(
+                [*self._trick_log, (self._lead_seat, self._trick)]
+                if self._trick
+                else self._trick_log,
+                deal.seats,
+                self._tmask,
+                n,
+            ),
+            to_move=to_move,
+            legal_actions=legal,
+        )
+
+    def __repr__(self) -> str:
+        deal = self._deal
+        where = "no deal yet"
+        if deal is not None:
+            where = f"deal {len(self.deals)} ({deal.hand_size} cards)"
+            if self._phase == _OVER:
+                where = f"{len(self.deals)} deals of {len(self.rules.hand_sizes)}"
+        state = self.phase.name.lower()
+        if self.to_move is not None:
+            state += f", seat {self.to_move} to move"
+        scores = " / ".join(map(str, self.scores))
+        end = ""
+        if self._phase == _OVER:
+            end = ", drawn" if self.winner is None else f", side {self.winner} won"
+        return f"<Game {self.rules.name}, {where}, {state}, scores {scores}{end}>"
+
+    def __str__(self) -> str:
+        """The table as the engine knows it: every hand shown."""
+        return render(self._view(None), dict(enumerate(self._hands)))
 
     def copy(self, *, with_rng: bool = False) -> Game:
         """An independent copy, for search: past deals are shared, being final.
@@ -906,8 +1046,6 @@ class Game:
 
 
 _SUIT_NAMES = (N_("spades"), N_("hearts"), N_("diamonds"), N_("clubs"))
-_NOT_A_CARD = N_("{text} is not a card: write rank then suit, like AS, TD, 7C, or BJ, LJ")
-_NOT_A_BID = N_("{text} is not a bid: write pass, a number of tricks, or board")
 
 
 _DECK_ORDERS = math.factorial(NUM_CARDS)
@@ -932,7 +1070,7 @@ def _rotations(
     following = [(s + 1) % num_players for s in range(num_players)]
     order: list[tuple[int, ...]] = [()] * num_players
     for i, seat in enumerate(seats):
-        following[seat] = seats[(i + 1) % len(seats)]
+        following[seat] = next_seat(seat, seats)
         order[seat] = seats[i:] + seats[:i]
     return tuple(following), tuple(order)
 
@@ -983,10 +1121,73 @@ def legal_cards(
     return hand & follow or hand
 
 
+def follow_mask(led: int, trumps: int) -> int:
+    """The cards that follow ``led`` (P2): every trump when a trump (a Blooper included) was
+    led, else the suit led (``trumps``: every trump of the deal, 0 for no trump)."""
+    return trumps if trumps >> led & 1 else SUIT_MASKS[led // 13]
+
+
+def winning_card(cards: int, follow: int, trumps: int) -> int:
+    """The card that wins a trick holding ``cards`` (a mask) when ``follow`` follows its lead
+    (P5): the highest trump, else the highest card of the suit led. Trumps and the suits are
+    each in rank order within a mask (C3), so the highest is the highest bit."""
+    return (cards & trumps or cards & follow).bit_length() - 1
+
+
+def trick_winner(
+    leader: int, cards: Sequence[int], seats: Sequence[int], trumps: int
+) -> tuple[int, int]:
+    """The seat winning a trick (so far) and its card: ``cards`` in the order played from
+    ``leader``, among ``seats`` (the seats dealt in) and with ``trumps`` the deal's trumps."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card
+    best = winning_card(mask, follow_mask(cards[0], trumps), trumps)
+    seat = leader
+    for card in cards:
+        if card == best:
+            break
+        seat = next_seat(seat, seats)
+    return seat, best
+
+
+def voids(
+    tricks: Iterable[tuple[int, Sequence[int]]], seats: Sequence[int], trumps: int, num_players: int
+) -> tuple[frozenset[int], ...]:
+    """Per seat, the suits it has shown it lacks by failing to follow (P2), public knowledge:
+    suit indexes, and :data:`~backalley.view.TRUMPS` for a trump lead not followed.
+    ``tricks`` are (leader, cards in order) of this deal, the one under way included."""
+    found: list[set[int]] = [set() for _ in range(num_players)]
+    for leader, cards in tricks:
+        led = cards[0]
+        follow = follow_mask(led, trumps)
+        suit = TRUMPS if follow == trumps else suit_of(led)
+        seat = leader
+        for card in cards[1:]:
+            seat = next_seat(seat, seats)
+            if not follow >> card & 1:
+                found[seat].add(suit)
+    return tuple(frozenset(v) for v in found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _summary(deal: Deal) -> DealSummary:
+    """A deal before the current one: final, so its summary is made once (Deal hashes by id)."""
+    return DealSummary(
+        deal.dealer,
+        deal.hand_size,
+        deal.trump,
+        deal.thrown_in,
+        tuple(deal.contracts),
+        tuple(deal.tricks),
+        None if deal.points is None else tuple(deal.points),
+    )
+
+
 def _is_bid_text(text: str) -> bool:
     try:
         parse_bid(text)
-    except ValueError:
+    except BidError:
         return False
     return True
 
@@ -1000,9 +1201,9 @@ def _copy_rng(rng: random.Random) -> random.Random:
 def _card(card: int | str) -> int:
     if isinstance(card, str):
         return parse_card(card)
-    if type(card) is int and 0 <= card < NUM_CARDS:
-        return card
-    raise CardError(f"{card!r} is not a card", repr(card))
+    if not isinstance(card, bool) and isinstance(card, int) and 0 <= card < NUM_CARDS:
+        return int(card)
+    raise CardError(repr(card))
 
 
 assert FULL_DECK >> NUM_CARDS == 0 and JOKERS >> LITTLE_BLOOPER == 3 and len(SUITS) == 4

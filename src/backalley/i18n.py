@@ -4,9 +4,9 @@ The catalogs live in ``backalley/locale/<lang>/LC_MESSAGES/backalley.po`` (sourc
 ``.mo`` (compiled); English is the source language. The language comes from ``--lang``, or
 else from ``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES`` or ``LANG``, as gettext does.
 
-The engine never translates (it does no I/O): it marks its messages with ``N_`` and an
-:class:`~backalley.engine.IllegalAction` carries its template and parameters, which
-:func:`explain` renders in the reader's language.
+The engine never translates (it does no I/O): it marks its messages with ``N_`` and every
+error of the package (:class:`~backalley.cards.BackAlleyError`) carries its template and
+parameters, which :func:`explain` renders in the reader's language.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from backalley.engine import IllegalAction
-    from backalley.rules import RulesError
+    from backalley.cards import BackAlleyError
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "backalley"
@@ -60,12 +59,9 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _translations.ngettext(singular, plural, count)
 
 
-def explain(error: IllegalAction) -> str:
-    """An engine refusal in the reader's language, with its rule id."""
+def explain(error: BackAlleyError) -> str:
+    """An error of the package in the reader's language, led by its rule id when it has one
+    (an engine refusal: ``"P3: …"``)."""
     params = {k: _(v) if isinstance(v, str) else v for k, v in error.params.items()}
-    return f"{error.rule}: " + _(error.template).format(**params)
-
-
-def explain_rules(error: RulesError) -> str:
-    """A rule-set error (unknown preset or option) in the reader's language."""
-    return _(error.template).format(**error.params)
+    message = _(error.template).format(**params)
+    return message if error.rule is None else f"{error.rule}: {message}"

@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from backalley.cards import SUITS, format_cards
+from backalley.cards import N_, SUITS, BackAlleyError, format_cards
 from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
 from backalley.rules import OPTION_NAMES, RulesError, Ruleset
 
@@ -31,8 +31,17 @@ FORMAT = "backalley/1"
 _NULLABLE = ("hand_sizes", "renig_min_hand")
 
 
-class RecordError(ValueError):
-    """The document is not a well-formed ``backalley/1`` record (``verify`` exit 2)."""
+class RecordError(BackAlleyError, ValueError):
+    """The document is not a well-formed ``backalley/1`` record (``verify`` exit 2).
+
+    >>> read_record('{"format": "backalley/1", "rules": "standard"}')
+    Traceback (most recent call last):
+    ...
+    backalley.record.RecordError: "deals" must be a list
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(None, "{message}", message=message)
 
 
 @dataclass(frozen=True)
@@ -171,15 +180,15 @@ def _strings(value: Any, what: str) -> list[str]:
 # ---------------------------------------------------------------------------- replaying
 
 
-@dataclass(frozen=True)
-class ReplayError(Exception):
-    """The first illegal action or inconsistency of a record, and where it is."""
+class ReplayError(BackAlleyError):
+    """The first illegal action or inconsistency of a record, and where it is: the 0-based
+    ``deal``, its ``phase`` (``"deal"``, ``"bid"`` or ``"play"``) and the ``index`` in it."""
 
-    deal: int
-    phase: str
-    index: int
-    rule: str
-    message: str
+    def __init__(self, deal: int, phase: str, index: int, error: BackAlleyError) -> None:
+        super().__init__(error.rule, error.template, **error.params)
+        self.deal = deal
+        self.phase = phase
+        self.index = index
 
     def __str__(self) -> str:
         return f"deal {self.deal}, {self.phase} {self.index}: {self.rule}: {self.message}"
@@ -202,20 +211,21 @@ def _replay_into(game: Game, record: Record) -> None:
         try:
             game.start_deal(deal.dealer, deal.hands, deal.stock)
         except IllegalAction as error:
-            raise ReplayError(i, "deal", 0, error.rule, error.message) from None
+            raise ReplayError(i, "deal", 0, error) from None
         for phase, actions, act in (("bid", deal.bids, game.bid), ("play", deal.play, game.play)):
             for k, action in enumerate(actions):
                 try:
                     act(action)
                 except IllegalAction as error:
-                    raise ReplayError(i, phase, k, error.rule, error.message) from None
+                    raise ReplayError(i, phase, k, error) from None
         if i < last and game.phase in (Phase.BID, Phase.PLAY):  # incomplete, yet not the last
             if game.phase == Phase.BID:
-                where, rule, what = ("bid", len(deal.bids)), "B1", "bids"
+                missing = IllegalAction("B1", N_("this deal is missing bids, yet another follows"))
+                where = ("bid", len(deal.bids))
             else:
-                where, rule, what = ("play", len(deal.play)), "P6", "cards"
-            message = f"this deal is missing {what}, yet another deal follows"
-            raise ReplayError(i, *where, rule, message)
+                missing = IllegalAction("P6", N_("this deal is missing cards, yet another follows"))
+                where = ("play", len(deal.play))
+            raise ReplayError(i, *where, missing)
 
 
 def resume(record: Record, seed: int | None = None) -> Game:

@@ -1,41 +1,158 @@
-"""Rule sets: the presets ``standard``, ``classic`` and ``classic3`` and every named option.
+"""Rule sets, and the shape of a game that every rule set shares.
 
-The option table of RULES.md is :data:`OPTIONS`; a :class:`Ruleset` is a preset with some
-options overridden. Unknown names and values of the wrong kind are refused, never ignored.
+The option table of the rule book (docs/rules.md) is :data:`OPTIONS`; a :class:`Ruleset` is a
+preset (``standard``, ``classic``, ``classic3``) with some options overridden. Unknown names
+and values of the wrong kind are refused, never ignored.
+
+The seats' arithmetic lives here, once (C4): :meth:`Ruleset.side_of`,
+:meth:`Ruleset.partner_of`, :meth:`Ruleset.left_of` and :func:`next_seat`; so do the phases of
+a game (:class:`Phase`) and the kinds of deal (:class:`DealKind`), which views name too.
 
 >>> rules = Ruleset.preset("standard", hand_sizes=[3, 2, 1])
 >>> rules.hand_sizes, rules.blooper_forces, rules.num_players
 ((3, 2, 1), True, 4)
 >>> Ruleset.preset("classic3").hand_sizes[:3]
 (2, 3, 4)
+>>> rules.side_of(3), rules.partner_of(3), rules.left_of(3), next_seat(2, (0, 2))
+(1, 1, 0, 0)
+>>> Ruleset.preset("nope")
+Traceback (most recent call last):
+...
+backalley.rules.RulesError: unknown rule set 'nope': choose one of standard, classic, classic3
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Literal
+from enum import IntEnum
+from typing import Any, Final, Literal
+
+from mypy_extensions import mypyc_attr
+
+from backalley.cards import N_, BackAlleyError, card_name
 
 PRESETS = ("standard", "classic", "classic3")
 
 
-def N_(message: str) -> str:
-    """Mark a message for translation; it is translated where it is shown."""
-    return message
-
-
-class RulesError(ValueError):
+@mypyc_attr(native_class=False)
+class RulesError(BackAlleyError, ValueError):
     """An unknown preset, an unknown option, or an option value of the wrong kind.
 
     ``template`` and ``params`` let a client show the message in the reader's language.
     """
 
     def __init__(self, template: str, **params: Any) -> None:
-        self.template = template
-        self.params = params
-        super().__init__(template.format(**params))
+        super().__init__(None, template, **params)
+
+
+class Phase(IntEnum):
+    """Where a game stands."""
+
+    DEAL = 0  #: a deal is due (the game starts here; a seeded game deals at once)
+    BID = 1
+    PLAY = 2
+    OVER = 3
+
+
+class DealKind(IntEnum):
+    """A counted deal, or one of the tie-breaker deals of E2 and E3."""
+
+    NORMAL = 0
+    TIE_BREAKER = 1  #: E2: four players, first side to 7 tricks
+    TIE_BREAKER_THREE = 2  #: E3: three tied players, all 13 tricks played
+    TIE_BREAKER_TWO = 3  #: E3: two tied players, two-card tricks, first to 7
+
+
+# Actions are ints: a card is 0‥53 (backalley.cards); the bids follow, PASS (a bid of 0),
+# then one action per number of tricks, then BOARD (B1).
+PASS: Final = 54
+BOARD: Final = PASS + 14
+
+
+def bid_action(tricks: int) -> int:
+    """The action bidding ``tricks`` (0 is a pass)."""
+    return PASS + tricks
+
+
+_NOT_A_BID = N_("{text} is not a bid: write pass, a number of tricks, or board")
+
+
+@mypyc_attr(native_class=False)
+class BidError(BackAlleyError, ValueError):
+    """A bid written in a way B1 does not allow; ``text`` is the offending input."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__("B1", _NOT_A_BID, text=text)
+        self.text = text
+
+
+def parse_bid(text: str) -> int:
+    """Read a bid as a record writes it: ``pass``, ``0``, ASCII digits, or ``board`` (B1).
+
+    :raises BidError: when ``text`` is no bid.
+    """
+    key = text.lower() if isinstance(text, str) else None
+    if key == "pass":
+        return PASS
+    if key == "board":
+        return BOARD
+    if key and key.isascii() and key.isdigit() and int(key) <= 13:
+        return PASS + int(key)
+    raise BidError(repr(text))
+
+
+def action_name(action: int) -> str:
+    """The record spelling of an action: ``"AS"``, ``"pass"``, ``"3"``, ``"board"``."""
+    if action < PASS:
+        return card_name(action)
+    if action == PASS:
+        return "pass"
+    if action == BOARD:
+        return "board"
+    if PASS < action < BOARD:
+        return str(action - PASS)
+    raise BidError(repr(action))
+
+
+@mypyc_attr(native_class=False)
+class Bid(int):
+    """A bid: the action ``int`` the engine computes with, named when shown (B1).
+
+    >>> Bid("pass"), Bid("3"), str(Bid(BOARD)), Bid("board") == BOARD, Bid("2").tricks
+    (Bid('pass'), Bid('3'), 'board', True, 2)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, bid: int | str) -> Bid:
+        action = parse_bid(bid) if isinstance(bid, str) else bid
+        if isinstance(action, bool) or not isinstance(action, int) or not PASS <= action <= BOARD:
+            raise BidError(repr(bid))
+        return int.__new__(cls, action)
+
+    def __repr__(self) -> str:
+        return f"Bid('{action_name(self)}')"
+
+    def __str__(self) -> str:
+        return action_name(self)
+
+    @property
+    def tricks(self) -> int | None:
+        """The number of tricks bid (0 for a pass), or ``None`` for board."""
+        return None if self == BOARD else self - PASS
+
+
+#: Every bid as a :class:`Bid`, indexed by its number of tricks (14: board).
+BIDS: tuple[Bid, ...] = tuple(Bid(action) for action in range(PASS, BOARD + 1))
+
+
+def next_seat(seat: int, seats: Sequence[int]) -> int:
+    """The seat that plays after ``seat`` among ``seats``, the seats dealt in, clockwise (C4;
+    in an E3 tie-breaker a player may sit out)."""
+    return seats[(seats.index(seat) + 1) % len(seats)]
 
 
 @dataclass(frozen=True)
@@ -108,6 +225,23 @@ class Ruleset:
     def side_of(self, seat: int) -> int:
         """The side a seat plays for (C4): partners sit opposite."""
         return seat if self.name == "classic3" else seat % 2
+
+    def partner_of(self, seat: int) -> int | None:
+        """The seat opposite ``seat``, its partner; ``None`` in ``classic3`` (C4)."""
+        return None if self.name == "classic3" else (seat + 2) % 4
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        """The seats that play for ``side`` (C4)."""
+        return tuple(s for s in range(self.num_players) if self.side_of(s) == side)
+
+    def left_of(self, seat: int) -> int:
+        """The next seat clockwise at the table (C4): who bids first after a dealer (B1)."""
+        return (seat + 1) % self.num_players
+
+    def bidding_order(self, dealer: int) -> tuple[int, ...]:
+        """Every seat in the order they bid: from the dealer's left, clockwise (B1)."""
+        n = self.num_players
+        return tuple((dealer + 1 + i) % n for i in range(n))
 
     @classmethod
     def preset(cls, name: str, /, **options: Any) -> Ruleset:

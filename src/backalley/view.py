@@ -1,32 +1,42 @@
 """SeatView: everything one seat may know — and nothing else (DESIGN principle 2).
 
-A view is built from the game by copying out the public facts and, for a seat, that seat's
-own hand and the card it drew in a joker exchange (D4). Nothing else of the hidden state is
-read: not the other hands, not the stock below the turned-up cards. Bots, the terminal, the
-web client and the research environment all receive these views.
+The engine fills a view (:meth:`backalley.engine.Game.view`) by copying out the public facts
+and, for a seat, that seat's own hand and the card it drew in a joker exchange (D4). This
+module only defines what a view holds and how it reads: it never sees the game, so nothing
+here can reach another hand or the stock. Bots, the terminal, the web client and the
+research environment all receive these views.
+
+Cards and bids in a view are :class:`~backalley.cards.Card`, :class:`~backalley.cards.CardSet`
+and :class:`~backalley.rules.Bid`: the engine's ints, named when printed.
 
 >>> from backalley.engine import Game
 >>> from backalley.rules import Ruleset
->>> game = Game(Ruleset.preset("standard"), seed=1)
->>> view = game.view(0)
->>> view.hand_counts, view.hand.bit_count()
-((13, 13, 13, 13), 13)
+>>> game = Game(Ruleset.preset("standard", hand_sizes=[3]), seed=1)
+>>> view = game.view(2)
+>>> view.hand, view.hand_counts, view.legal_actions[:2]
+(CardSet('9S 9H LJ'), (3, 3, 3, 3), (Bid('pass'), Bid('1')))
+>>> view
+<SeatView seat 2, deal 1 (3 cards), trump ♠, bid: seat 2 to move, hand 9S 9H LJ>
+>>> print(view)
+standard · deal 1 · 3 cards · trump ♠ (turn-up 2S) · dealer seat 1 · bid
+scores  side 0 (seats 0 & 2) 0 · side 1 (seats 1 & 3) 0
+  seat 0  3 cards
+  seat 1  3 cards
+> seat 2  9S 9H LJ
+  seat 3  3 cards
 >>> game.public_view().hand
-0
+CardSet('')
 """
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from backalley.cards import SUIT_MASKS, suit_of, trump_mask
-from backalley.engine import Deal, DealKind, Phase
-from backalley.rules import Ruleset
+from backalley.cards import FULL_DECK, SUIT_SYMBOLS, Card, CardSet, trump_mask
+from backalley.rules import Bid, DealKind, Phase, Ruleset
 
-if TYPE_CHECKING:
-    from backalley.engine import Game
+TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +52,7 @@ class DealSummary:
     points: tuple[int, ...] | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SeatView:
     """What ``seat`` knows (``seat is None``: a spectator, who sees no hand)."""
 
@@ -58,152 +68,118 @@ class SeatView:
     dealer: int | None
     hand_size: int
     seats_in_deal: tuple[int, ...]
-    hand: int  #: this seat's cards as a mask (0 for a spectator)
+    hand: CardSet  #: this seat's cards (empty for a spectator)
     hand_counts: tuple[int, ...]
-    turned_up: tuple[int, ...]  #: the turn-up, after any jokers set aside (D3, D5)
-    trump: int | None
-    joker_shown: tuple[int, int] | None  #: (seat, joker) discarded face up under D4
-    drawn: int | None  #: the card this seat drew in that exchange; None for everyone else
-    bids: tuple[tuple[int, int], ...]  #: (seat, bid action) in bidding order
+    turned_up: tuple[Card, ...]  #: the turn-up, after any jokers set aside (D3, D5)
+    trump: int | None  #: the trump suit, 0‥3 for ♠ ♥ ♦ ♣, or None (no trump)
+    joker_shown: tuple[int, Card] | None  #: (seat, joker) discarded face up under D4
+    drawn: Card | None  #: the card this seat drew in that exchange; None for everyone else
+    bids: tuple[tuple[int, Bid], ...]  #: (seat, bid) in bidding order
     contracts: tuple[int | str | None, ...]
     board_level: int
     leader: int | None
     free_trump_lead: tuple[bool, ...]  #: the P3 board exception, per seat
     trumps_broken: bool
-    trick: tuple[tuple[int, int], ...]  #: (seat, card) of the trick in progress
-    completed_tricks: tuple[tuple[int, tuple[int, ...]], ...]  #: (leader, cards) of this deal
+    trick: tuple[tuple[int, Card], ...]  #: (seat, card) of the trick in progress
+    completed_tricks: tuple[tuple[int, tuple[Card, ...]], ...]  #: (leader, cards) this deal
     tricks_won: tuple[int, ...]  #: per side, this deal
-    played: int  #: every card played this deal, as a mask
+    played: CardSet  #: every card played this deal
     voids: tuple[frozenset[int], ...]  #: per seat, suits it has shown it lacks (4 = trumps)
     to_move: int | None
-    legal_actions: tuple[int, ...]  #: empty unless this seat is to move
+    legal_actions: tuple[Card | Bid, ...]  #: empty unless this seat is to move
 
     @property
-    def trump_cards(self) -> int:
-        """The mask of every trump this deal (0 when there is no trump suit)."""
-        return trump_mask(self.trump)
+    def trump_cards(self) -> CardSet:
+        """Every trump this deal (empty when there is no trump suit)."""
+        return CardSet(trump_mask(self.trump))
 
     @property
-    def unseen(self) -> int:
+    def unseen(self) -> CardSet:
         """Cards this seat has not seen: not in its hand, not played, not face up."""
-        from backalley.cards import FULL_DECK
-
         seen = self.hand | self.played
         for card in self.turned_up:
             seen |= 1 << card
         if self.joker_shown is not None:
             seen |= 1 << self.joker_shown[1]
-        return FULL_DECK & ~seen
+        return CardSet(FULL_DECK & ~seen)
+
+    def __repr__(self) -> str:
+        who = "spectator" if self.seat is None else f"seat {self.seat}"
+        if self.deal_kind is None:
+            return f"<SeatView {who}, no deal yet>"
+        parts = [f"deal {self.deal_number + 1} ({self.hand_size} cards)", trump_text(self.trump)]
+        state = self.phase.name.lower()
+        if self.to_move is not None:
+            state += f": seat {self.to_move} to move"
+        parts.append(state)
+        if self.seat is not None:
+            parts.append(f"hand {self.hand}")
+        if self.trick:
+            parts.append("trick " + " ".join(str(card) for _, card in self.trick))
+        return f"<SeatView {who}, {', '.join(parts)}>"
+
+    def __str__(self) -> str:
+        hands = {} if self.seat is None else {self.seat: self.hand}
+        return render(self, hands)
 
 
-TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
+def trump_text(trump: int | None) -> str:
+    """``"trump ♥"`` or ``"no trump"``."""
+    return "no trump" if trump is None else f"trump {SUIT_SYMBOLS[trump]}"
 
 
-def seat_view(game: Game, seat: object) -> SeatView:
-    """Build the view of ``seat`` (``None``: the public view). Reads only what it may show."""
-    if seat is not None and (type(seat) is not int or not 0 <= seat < game.num_players):
-        raise ValueError(f"there is no seat {seat!r} at this table")
-    assert seat is None or isinstance(seat, int)
-    deal = game.current_deal
-    history = tuple(map(_summary, game.deals[:-1]))
-    if deal is None:
-        return SeatView(
-            game.rules, seat, game.phase, tuple(game.scores), history, game.winner,
-            -1, None, None, 0, (), 0, (0,) * game.num_players, (), None, None, None,
-            (), (None,) * game.num_sides, 0, None, (False,) * game.num_players, False,
-            (), (), (0,) * game.num_sides, 0, (frozenset(),) * game.num_players, None, (),
-        )  # fmt: skip
-    first = (deal.dealer + 1) % game.num_players
-    bids = tuple(((first + i) % game.num_players, b) for i, b in enumerate(deal.bids))
-    tricks = tuple(game.completed_tricks)
-    trick = tuple(game.trick)
-    played = 0
-    for card in deal.play:
-        played |= 1 << card
-    to_move = game.to_move
-    exchange = deal.exchange
-    hand_counts = tuple(game.hand(s).bit_count() for s in range(game.num_players))
-    return SeatView(
-        rules=game.rules,
-        seat=seat,
-        phase=game.phase,
-        scores=tuple(game.scores),
-        history=history,
-        winner=game.winner,
-        deal_number=len(game.deals) - 1,
-        deal_kind=deal.kind,
-        dealer=deal.dealer,
-        hand_size=deal.hand_size,
-        seats_in_deal=deal.seats,
-        hand=game.hand(seat) if seat is not None else 0,
-        hand_counts=hand_counts,
-        turned_up=deal.turned,
-        trump=deal.trump,
-        joker_shown=None if exchange is None else (exchange[0], exchange[1]),
-        drawn=exchange[2] if exchange is not None and exchange[0] == seat else None,
-        bids=bids,
-        contracts=tuple(deal.contracts),
-        board_level=deal.board_level,
-        leader=deal.leader,
-        free_trump_lead=tuple(game.free_trump_lead(s) for s in range(game.num_players)),
-        trumps_broken=game.trumps_broken,
-        trick=trick,
-        completed_tricks=tricks,
-        tricks_won=tuple(deal.tricks),
-        played=played,
-        voids=_voids(game, deal.trump, tricks, trick),
-        to_move=to_move,
-        legal_actions=tuple(game.legal_actions()) if seat is not None and to_move == seat else (),
+def side_text(rules: Ruleset, side: int) -> str:
+    """A side as people call it: ``"side 0 (seats 0 & 2)"``, or ``"seat 1"`` in ``classic3``."""
+    seats = rules.seats_of(side)
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return f"side {side} (seats {' & '.join(map(str, seats))})"
+
+
+def render(view: SeatView, hands: Mapping[int, int]) -> str:
+    """The table as text: the deal, the scores, each seat with the cards in ``hands`` (the
+    others as counts), its bid and the trick. ``hands`` is what the reader may see: the
+    view's own hand for a seat, every hand for the engine's own ``str``."""
+    rules = view.rules
+    scores = " · ".join(
+        f"{side_text(rules, side)} {score}" for side, score in enumerate(view.scores)
     )
+    if view.deal_kind is None:
+        return f"{rules.name} · no deal yet\nscores  {scores}"
+    head = [rules.name, f"deal {view.deal_number + 1}", f"{view.hand_size} cards"]
+    if view.deal_kind != DealKind.NORMAL:
+        head.append("tie-breaker")
+    turned = " ".join(map(str, view.turned_up))
+    head.append(f"{trump_text(view.trump)} (turn-up {turned})")
+    head += [f"dealer seat {view.dealer}", view.phase.name.lower()]
+    lines = [" · ".join(head), f"scores  {scores}"]
+    if view.joker_shown is not None:
+        seat, joker = view.joker_shown
+        drawn = f", drew {view.drawn}" if view.drawn is not None else ""
+        lines.append(f"seat {seat} showed {joker} and discarded it (D4){drawn}")
+    bids = dict(view.bids)
+    shown = [
+        str(CardSet(hands[seat])) or "-" if seat in hands else f"{view.hand_counts[seat]} cards"
+        for seat in range(rules.num_players)
+    ]
+    width = max(map(len, shown))
+    for seat, cards in enumerate(shown):
+        mark = ">" if seat == view.to_move else " "
+        bid = f"bid {bids[seat]}" if seat in bids else ""
+        lines.append(f"{mark} seat {seat}  {cards:<{width}}  {bid}".rstrip())
+    if view.leader is not None and view.deal_kind == DealKind.NORMAL:
+        contracts = " · ".join(
+            f"{side_text(rules, side)} {contract or '-'} ({taken} taken)"
+            for side, (contract, taken) in enumerate(
+                zip(view.contracts, view.tricks_won, strict=True)
+            )
+        )
+        lines.append(f"contracts  {contracts}")
+    if view.trick:
+        lines.append("trick  " + " · ".join(f"seat {s} {card}" for s, card in view.trick))
+    if view.winner is not None:
+        lines.append(f"winner  {side_text(rules, view.winner)}")
+    return "\n".join(lines)
 
 
-@functools.lru_cache(maxsize=4096)
-def _summary(deal: Deal) -> DealSummary:
-    """A deal before the current one: final, so its summary is made once (Deal hashes by id)."""
-    return DealSummary(
-        deal.dealer,
-        deal.hand_size,
-        deal.trump,
-        deal.thrown_in,
-        tuple(deal.contracts),
-        tuple(deal.tricks),
-        None if deal.points is None else tuple(deal.points),
-    )
-
-
-def _voids(
-    game: Game,
-    trump: int | None,
-    tricks: tuple[tuple[int, tuple[int, ...]], ...],
-    trick: tuple[tuple[int, int], ...],
-) -> tuple[frozenset[int], ...]:
-    """Suits each seat has shown it lacks, by failing to follow (P2): public knowledge."""
-    tm = trump_mask(trump)
-    voids: list[set[int]] = [set() for _ in range(game.num_players)]
-    rounds = [(leader, cards) for leader, cards in tricks]
-    if trick:
-        rounds.append((trick[0][0], tuple(card for _, card in trick)))
-    for leader, cards in rounds:
-        led = cards[0]
-        if tm >> led & 1:
-            follow, suit = tm, TRUMPS
-        else:
-            suit = suit_of(led)
-            follow = SUIT_MASKS[suit] & ~tm
-        seat = leader
-        for card in cards[1:]:
-            seat = game_next(game, seat)
-            if not follow >> card & 1:
-                voids[seat].add(suit)
-    return tuple(frozenset(v) for v in voids)
-
-
-def game_next(game: Game, seat: int) -> int:
-    """The next seat in play after ``seat`` in the current deal."""
-    deal = game.current_deal
-    assert deal is not None
-    seats = deal.seats
-    return seats[(seats.index(seat) + 1) % len(seats)]
-
-
-__all__ = ["TRUMPS", "DealSummary", "SeatView", "seat_view"]
+__all__ = ["TRUMPS", "DealSummary", "SeatView", "render", "side_text", "trump_text"]

@@ -19,8 +19,21 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from backalley.cards import N_, BackAlleyError
 from backalley.engine import Game
 from backalley.view import SeatView
+
+
+class UnknownBot(BackAlleyError, ValueError):
+    """A name that is neither a bot nor a level."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            None,
+            N_("unknown bot {name}: choose one of {known}"),
+            name=repr(name),
+            known=", ".join([*BOTS, *LEVELS]),
+        )
 
 
 class Bot(Protocol):
@@ -54,12 +67,11 @@ def make_bot(name: str, repeatable: bool = False) -> Bot:
     so that the same generator gives the same choices however busy the machine is; it may
     then take longer over a decision.
 
-    :raises ValueError: for an unknown name.
+    :raises UnknownBot: for an unknown name.
     """
     factory = BOTS.get(LEVELS.get(name, name))
     if factory is None:
-        known = ", ".join([*BOTS, *LEVELS])
-        raise ValueError(f"unknown bot {name!r}: choose one of {known}")
+        raise UnknownBot(name)
     settings: dict[str, float | None] = dict(LEVEL_SETTINGS.get(name, {}))
     if repeatable and factory is _pimc:
         settings["seconds"] = None
@@ -95,4 +107,19 @@ LEVEL_SETTINGS: dict[str, dict[str, float]] = {
     "expert": {"samples": 40, "seconds": 1.2, "nodes": 1_000_000},
 }
 
-__all__ = ["BOTS", "LEVELS", "LEVEL_SETTINGS", "Bot", "make_bot", "play_game"]
+
+def needs_solver(name: str) -> bool:
+    """Whether the bot or level ``name`` solves deals (and so may first compile the solver)."""
+    return LEVELS.get(name, name) == "pimc"
+
+
+__all__ = [
+    "BOTS",
+    "LEVELS",
+    "LEVEL_SETTINGS",
+    "Bot",
+    "UnknownBot",
+    "make_bot",
+    "needs_solver",
+    "play_game",
+]

@@ -16,37 +16,18 @@ from __future__ import annotations
 import random
 
 from backalley.cards import BIG_BLOOPER, SUIT_MASKS, mask_cards, rank_of
-from backalley.engine import BOARD, PASS
+from backalley.engine import BOARD, PASS, follow_mask, trick_winner, winning_card
 from backalley.view import TRUMPS, SeatView
-
-
-def _suit_mask(card: int, trumps: int) -> int:
-    """The cards that follow ``card`` when it is led: its suit, or every trump."""
-    return trumps if trumps >> card & 1 else SUIT_MASKS[card // 13]
 
 
 def _beats(card: int, best: int, led: int, trumps: int) -> bool:
     """Whether ``card`` played now would win over ``best`` in a trick led by ``led`` (P5)."""
-    if trumps >> best & 1:
-        return bool(trumps >> card & 1) and card > best
-    if trumps >> card & 1:
-        return True
-    return bool(_suit_mask(led, trumps) >> card & 1) and card > best
-
-
-def _trick_winner(trick: tuple[tuple[int, int], ...], trumps: int) -> tuple[int, int]:
-    """(seat, card) winning the trick so far."""
-    seat, best = trick[0]
-    led = best
-    for who, card in trick[1:]:
-        if _beats(card, best, led, trumps):
-            seat, best = who, card
-    return seat, best
+    return winning_card(1 << card | 1 << best, follow_mask(led, trumps), trumps) == card
 
 
 def _is_top(card: int, unseen: int, trumps: int) -> bool:
     """No card this seat has not seen could beat ``card`` in its own suit (or among trumps)."""
-    return (_suit_mask(card, trumps) & unseen) >> (card + 1) == 0
+    return (follow_mask(card, trumps) & unseen) >> (card + 1) == 0
 
 
 def _cheapest(cards: list[int], trumps: int) -> int:
@@ -128,9 +109,9 @@ class HeuristicBot:
         return PASS + want if want >= 1 else PASS
 
     def _partner_bid(self, view: SeatView) -> int | None:
-        if view.rules.num_players != 4 or view.seat is None:
+        partner = None if view.seat is None else view.rules.partner_of(view.seat)
+        if partner is None:
             return None
-        partner = (view.seat + 2) % 4
         return next((b for s, b in view.bids if s == partner), None)
 
     # ---------------------------------------------------------------- card play
@@ -141,7 +122,9 @@ class HeuristicBot:
             return self.lead(view, legal)
         trumps, unseen = view.trump_cards, view.unseen
         led = view.trick[0][1]
-        winner_seat, best = _trick_winner(view.trick, trumps)
+        leader = view.trick[0][0]
+        played = [card for _, card in view.trick]
+        winner_seat, best = trick_winner(leader, played, view.seats_in_deal, trumps)
         assert view.seat is not None
         ours = view.rules.side_of(winner_seat) == view.rules.side_of(view.seat)
         last = len(view.trick) == len(view.seats_in_deal) - 1
@@ -154,7 +137,7 @@ class HeuristicBot:
         if last:
             return cheapest_win  # fourth hand: win as cheaply as possible
         tops = [c for c in beaters if _is_top(c, unseen, trumps)]
-        void = not any(_suit_mask(led, trumps) >> c & 1 for c in legal)
+        void = not any(follow_mask(led, trumps) >> c & 1 for c in legal)
         if len(view.trick) == 1:  # second hand low, unless a sure winner takes it cheaply
             if tops and not ours:
                 return min(tops, key=lambda c: (bool(trumps >> c & 1), rank_of(c)))

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from backalley.bots.heuristic import HeuristicBot, estimate_hand
 from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, mask_of
 from backalley.engine import BOARD, PASS, DealKind, deal_points
+from backalley.rules import next_seat
 from backalley.solver import OutOfBudget, Position, card_values, tricks
 from backalley.view import TRUMPS, SeatView
 
@@ -204,7 +205,7 @@ def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
             continue
         seat = leader
         for card in cards[1:]:
-            seat = seats[(seats.index(seat) + 1) % len(seats)]
+            seat = next_seat(seat, seats)
             if trumps >> card & 1:
                 if cards[0] == BIG_BLOOPER:  # played the highest trump held (P4)
                     banned[seat] |= trumps & ~((2 << card) - 1)
@@ -277,9 +278,7 @@ def _outcome(view: SeatView, side: int, taken: int) -> float:
 
 
 def _partner(view: SeatView) -> int | None:
-    if view.rules.num_players != 4 or view.seat is None:
-        return None
-    return (view.seat + 2) % 4
+    return None if view.seat is None else view.rules.partner_of(view.seat)
 
 
 def _leader_so_far(view: SeatView) -> int:
@@ -293,7 +292,7 @@ def _leader_so_far(view: SeatView) -> int:
         return best[0]
     assert view.dealer is not None
     seats = view.seats_in_deal
-    return seats[(seats.index(view.dealer) + 1) % len(seats)] if view.dealer in seats else seats[0]
+    return next_seat(view.dealer, seats) if view.dealer in seats else seats[0]
 
 
 def _unseen_by(view: SeatView, hand: int) -> int:

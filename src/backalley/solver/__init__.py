@@ -38,11 +38,19 @@ from typing import TypeVar, cast
 
 import numpy as np
 
-from backalley.cards import trump_mask
-from backalley.engine import Game
+from backalley.cards import N_, BackAlleyError, trump_mask
+from backalley.engine import Game, trick_winner
+from backalley.rules import next_seat
 from backalley.solver import search
 
 T = TypeVar("T")
+
+
+class NotInPlay(BackAlleyError, ValueError):
+    """The solver was asked about a game with no card due."""
+
+    def __init__(self) -> None:
+        super().__init__(None, N_("the solver needs a deal in play, with a card due"))
 
 
 @dataclass(frozen=True)
@@ -62,10 +70,13 @@ class Position:
 
     @classmethod
     def from_game(cls, game: Game) -> Position:
-        """The position of a game in play (the solver sees every hand: double dummy)."""
+        """The position of a game in play (the solver sees every hand: double dummy).
+
+        :raises NotInPlay: when no card is due.
+        """
         deal = game.current_deal
         if deal is None or game.to_move is None or game.phase.name != "PLAY":
-            raise ValueError("the solver needs a deal in play")
+            raise NotInPlay()
         trick = game.trick
         leader = trick[0][0] if trick else game.to_move
         return cls(
@@ -87,8 +98,11 @@ class Position:
         return self.hands[self.leader].bit_count() + (1 if self.trick else 0)
 
 
-class OutOfBudget(Exception):
+class OutOfBudget(BackAlleyError):
     """The search gave up: it would have visited more nodes than its budget allowed."""
+
+    def __init__(self, budget: int | None) -> None:
+        super().__init__(None, N_("the search needs more than {budget} nodes"), budget=budget)
 
 
 def tricks(position: Position, side: int | None = None, budget: int | None = None) -> int:
@@ -132,6 +146,12 @@ def needs_compiling() -> bool:
         return not search.card_values._cache._cache_file._load_index()
     except Exception:
         return False
+
+
+def compile_search() -> None:
+    """Make the search ready in this process: compiled the first time on a machine (about a
+    minute), loaded from numba's cache later (under a second)."""
+    _tables()
 
 
 _TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
@@ -201,13 +221,12 @@ def _state(position: Position, side: int, budget: int | None = None) -> np.ndarr
     state[search.SEATS] = len(position.seats)
     state[search.SIDE] = side
     state[search.LIMIT] = 2**62 if budget is None else budget
-    seats = position.seats
     config = side
     trump_suit = next((s for s in range(4) if position.trumps >> (13 * s) & 1), 4)
     config = config << 3 | trump_suit
     config = config << 1 | position.blooper_forces
     for seat in range(4):
-        in_play = seat in seats
+        in_play = seat in position.seats
         side_of = position.sides[seat] if seat < len(position.sides) else 0
         free = seat < len(position.free_lead) and position.free_lead[seat]
         config = (config << 4) | (in_play << 3) | (side_of << 1) | free
@@ -215,19 +234,14 @@ def _state(position: Position, side: int, budget: int | None = None) -> np.ndarr
         state[search.SIDES + seat] = side_of
         state[search.FREE_LEAD + seat] = free
         if in_play:
-            state[search.NEXT + seat] = seats[(seats.index(seat) + 1) % len(seats)]
+            state[search.NEXT + seat] = next_seat(seat, position.seats)
     state[search.CONFIG] = config
-    seat = position.leader
     for i, card in enumerate(position.trick):
         state[search.TRICK + i] = card
-        winning = i == 0 or search.beats(
-            card,
-            int(state[search.WIN_CARD + i - 1]),
-            position.trumps,
-            search.group_of(position.trick[0], position.trumps),
+        seat, best = trick_winner(
+            position.leader, position.trick[: i + 1], position.seats, position.trumps
         )
-        state[search.WIN_CARD + i] = card if winning else state[search.WIN_CARD + i - 1]
-        state[search.WIN_SEAT + i] = seat if winning else state[search.WIN_SEAT + i - 1]
-        seat = state[search.NEXT + seat]
+        state[search.WIN_CARD + i] = best
+        state[search.WIN_SEAT + i] = seat
     state[search.TRICK_LEN] = len(position.trick)
     return state

@@ -176,7 +176,10 @@ def bit_length(x: int) -> int:
 
 @compiled(inline="always")
 def group_of(card: int, trumps: int) -> int:
-    """The cards ranked against ``card``: its suit, or every trump."""
+    """The cards ranked against ``card``: its suit, or every trump.
+
+    A compiled copy of :func:`backalley.engine.follow_mask`, which numba cannot call;
+    ``tests/test_solver.py`` checks that the two agree on every card and trump suit."""
     if (trumps >> card) & 1:
         return trumps
     return SUIT << (13 * (card // 13))
@@ -184,7 +187,10 @@ def group_of(card: int, trumps: int) -> int:
 
 @compiled(inline="always")
 def beats(card: int, best: int, trumps: int, led_group: int) -> bool:
-    """Does ``card`` beat ``best``, the card winning the trick so far (P5)?"""
+    """Does ``card`` beat ``best``, the card winning the trick so far (P5)?
+
+    A compiled statement of :func:`backalley.engine.winning_card` for one card against the
+    best so far; ``tests/test_solver.py`` checks that the two agree on every pair."""
     if (trumps >> best) & 1:
         return ((trumps >> card) & 1) == 1 and card > best
     if (trumps >> card) & 1:
@@ -213,7 +219,10 @@ def tricks_left(state: np.ndarray) -> int:
 
 @compiled(inline="always")
 def legal(state: np.ndarray) -> int:
-    """The cards the player on turn may play: P2, P3 and P4, as engine.legal_cards."""
+    """The cards the player on turn may play: P2, P3 and P4.
+
+    A compiled copy of :func:`backalley.engine.legal_cards`; ``tests/test_solver.py`` checks
+    that the two agree on positions from random games."""
     seat = state[TO_MOVE]
     hand = state[HANDS + seat]
     trumps = state[TRUMPS]
