@@ -7,6 +7,7 @@ import json
 import pytest
 
 from backalley.arena import interval, play_pair, run_match
+from backalley.bots import UnknownBot
 from backalley.cli import main
 from backalley.rules import Ruleset
 
@@ -64,7 +65,7 @@ def test_classic3_plays_each_bot_alone_in_every_seat_over_the_same_cards():
 
 
 def test_the_arena_needs_known_bots():
-    with pytest.raises(ValueError, match="unknown bot"):
+    with pytest.raises(UnknownBot, match="unknown bot"):
         run_match("random", "grandmaster", SHORT, games=2, seed=1)
 
 
@@ -101,3 +102,37 @@ def test_a_repeatable_match_keeps_the_bots_off_the_clock(monkeypatch):
     assert [r.record for r in one.results] == [r.record for r in two.results]
     with pytest.raises(AssertionError, match="read the clock"):
         run_match("hard", "heuristic", rules, games=2, seed=6)
+
+
+def test_arena_writes_records_only_when_asked(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["arena", "heuristic", "random", "--games", "2", "--option", "hand_sizes=2,1"]
+    assert main(args) == 0
+    assert list(tmp_path.iterdir()) == []
+    assert "Wrote" not in capsys.readouterr().out
+
+
+def test_arena_says_how_many_games_whole_deal_sets_make(capsys):
+    args = ["arena", "heuristic", "random", "--games", "7", "--rules", "classic3"]
+    assert main([*args, "--option", "hand_sizes=2"]) == 0
+    out, err = capsys.readouterr()
+    assert "Playing 12 games: 2 deal sets, each played 6 times" in err
+    assert "12 games in duplicate" in out
+    assert main(["arena", "heuristic", "random", "--games", "4", "--option", "hand_sizes=2"]) == 0
+    assert "Playing" not in capsys.readouterr().err  # 4 games are whole sets already
+
+
+def test_arena_says_before_it_starts_that_the_solver_compiles_first(capsys, monkeypatch):
+    from backalley import solver
+
+    started: list[str] = []
+    monkeypatch.setattr(solver, "needs_compiling", lambda: True)
+    monkeypatch.setattr(solver, "compile_search", lambda: started.append("compiled"))
+    monkeypatch.setattr(
+        "backalley.arena.run_match",
+        lambda *args, **kwargs: started.append("match") or run_match(*args, **kwargs),
+    )
+    args = ["arena", "hard", "random", "--games", "2", "--option", "hand_sizes=1"]
+    assert main(args) == 0
+    assert "compiling the solver, once" in capsys.readouterr().err
+    assert started == ["compiled", "match"]

@@ -114,7 +114,7 @@ def test_rules_without_a_preset_compares_all_three(capsys):
     assert status == 0 and all(name in out for name in ("standard", "classic", "classic3"))
 
 
-@pytest.mark.parametrize("command", [[], ["verify"], ["simulate"], ["rules"]])
+@pytest.mark.parametrize("command", [[], ["verify"], ["simulate"], ["rules"], ["arena"], ["solve"]])
 def test_every_command_has_help(capsys, command):
     with pytest.raises(SystemExit) as done:
         main([*command, "--help"])
@@ -139,3 +139,66 @@ def test_the_console_script_is_installed():
         check=False,
     )
     assert done.returncode == 0 and "joker_turnup" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("command", "shown"),
+    [
+        ("simulate", ["(default: 100)", "(default: 0)", "(default: standard)"]),
+        ("arena", ["(default: 100)", "(default: 1)", "(default: standard)"]),
+    ],
+)
+def test_help_shows_the_defaults(capsys, command, shown):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for default in shown:
+        assert default in out
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["simulate", "--games", "0"], "0 is not 1 or more"),
+        (["simulate", "--games", "many"], "'many' is not a whole number"),
+        (["arena", "random", "random", "--jobs", "-2"], "-2 is not 1 or more"),
+        (["simulate", "--seed", "x"], "'x' is not a whole number"),
+    ],
+)
+def test_bad_numbers_are_refused_without_internal_names(capsys, args, fragment):
+    status, _, err = run(capsys, *args)
+    assert status == 2 and fragment in err
+    assert "_positive" not in err and "_integer" not in err and "int value" not in err
+
+
+def test_an_unknown_language_is_refused_with_the_languages_offered(capsys):
+    status, out, err = run(capsys, "--lang", "xx", "rules")
+    assert status == 2 and out == ""
+    assert "unknown language 'xx': choose one of en, es, nl, ro, tr" in err
+
+
+@pytest.mark.parametrize("rule", ["P3", "p3", "E3"])
+def test_rules_explain_prints_one_rule(capsys, rule):
+    from backalley.rulebook import RULES
+
+    status, out, _ = run(capsys, "rules", "--explain", rule)
+    text = RULES[rule.upper()]
+    assert status == 0 and out.startswith(text.id)
+    assert " ".join(text.text.split()) in " ".join(out.split())
+    assert text.title in out
+
+
+def test_rules_explain_list_names_every_rule_and_an_unknown_id_is_refused(capsys):
+    from backalley.rulebook import RULES
+
+    status, out, _ = run(capsys, "rules", "--explain", "list")
+    assert status == 0 and all(rule in out for rule in RULES)
+    status, _, err = run(capsys, "rules", "--explain", "Z9")
+    assert status == 2 and "there is no rule 'Z9'" in err and "C1, C2" in err
+
+
+def test_rules_explain_speaks_the_readers_language(capsys):
+    from backalley.rulebook import RULES
+
+    status, out, _ = run(capsys, "--lang", "es", "rules", "--explain", "P4")
+    assert status == 0 and RULES["P4"].title not in out

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from backalley.cards import mask_of, parse_card
-from backalley.engine import Game, Phase
+from backalley.cards import mask_of, parse_card, trump_mask
+from backalley.engine import Game, Phase, follow_mask, winning_card
 from backalley.rules import Ruleset
-from backalley.solver import OutOfBudget, Position, card_values, tricks
+from backalley.solver import OutOfBudget, Position, _state, card_values, search, tricks
 from backalley.solver.search import popcount
 
 
@@ -40,7 +40,7 @@ def brute_force(game: Game, side: int) -> int:
                 child = g.copy()
                 child.apply(action)
                 results.append(won(child) - won(g) + search(child))
-            memo[key] = max(results) if g.side_of(g.to_move) == side else min(results)
+            memo[key] = max(results) if g.rules.side_of(g.to_move) == side else min(results)
         return memo[key]
 
     return search(game)
@@ -80,7 +80,7 @@ def test_there_are_500_positions():
 def test_solver_agrees_with_brute_force(chunk):
     for game in POSITIONS[chunk::10]:
         position = Position.from_game(game)
-        side = game.side_of(game.to_move)
+        side = game.rules.side_of(game.to_move)
         assert tricks(position) == brute_force(game, side)
         values = card_values(position)
         assert set(values) == set(game.legal_actions())
@@ -179,7 +179,11 @@ def test_a_spent_budget_raises_and_leaves_the_solver_exact():
         tricks(position, budget=1)
     values = card_values(position)
     assert card_values(position, budget=10**9) == values
-    assert max(values.values()) == tricks(position) == brute_force(game, game.side_of(game.to_move))
+    assert (
+        max(values.values())
+        == tricks(position)
+        == brute_force(game, game.rules.side_of(game.to_move))
+    )
 
 
 @njit
@@ -334,3 +338,39 @@ def test_the_top_card_crosses_to_the_partners_next_best():
     with pytest.raises(OutOfBudget):
         tricks(bare, budget=3)
     assert tricks(bare) == 2
+
+
+# The search's compiled copies of the engine's trick rules (numba cannot call the engine):
+# each is checked here against the one definition it copies.
+
+
+@pytest.mark.parametrize("trump", [None, 0, 1, 2, 3])
+def test_the_search_follows_suit_as_the_engine_does(trump):
+    trumps = trump_mask(trump)
+    cards = range(54) if trump is not None else range(52)  # no Blooper plays without trumps
+    for led in cards:
+        assert search.group_of(led, trumps) == follow_mask(led, trumps)
+
+
+@pytest.mark.parametrize("trump", [None, 0, 3])
+def test_the_search_wins_tricks_as_the_engine_does(trump):
+    trumps = trump_mask(trump)
+    cards = range(54) if trump is not None else range(52)
+    for led in cards:
+        follow = follow_mask(led, trumps)
+        group = search.group_of(led, trumps)
+        for best in cards:
+            if best != led and winning_card(1 << led | 1 << best, follow, trumps) != best:
+                continue  # the card winning so far is the lead or one that beat it
+            for card in cards:
+                if card in (best, led):
+                    continue
+                engine_says = winning_card(1 << best | 1 << card, follow, trumps) == card
+                assert search.beats(card, best, trumps, group) == engine_says, (led, best, card)
+
+
+def test_the_search_allows_the_cards_the_engine_allows():
+    for game in POSITIONS:
+        position = Position.from_game(game)
+        state = _state(position, game.rules.side_of(position.to_move))
+        assert search.legal(state) == mask_of(game.legal_actions())

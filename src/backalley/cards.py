@@ -90,17 +90,17 @@ class CardError(BackAlleyError, ValueError):
         self.text = text
 
 
-def card_name(card: int) -> str:
+def card_name(card: object) -> str:
     """The canonical spelling of ``card`` (C2): ``"AS"``, ``"TD"``, ``"BJ"``.
 
     :raises CardError: when ``card`` is no card number (0‥53).
     """
-    if type(card) is not bool and isinstance(card, int) and 0 <= card < NUM_CARDS:
+    if not isinstance(card, bool) and isinstance(card, int) and 0 <= card < NUM_CARDS:
         return _NAMES[card]
     raise CardError(repr(card))
 
 
-def parse_card(text: str) -> int:
+def parse_card(text: object) -> int:
     """Read a card written as C2 allows: any letter case, ``10`` for ``T``.
 
     :raises CardError: when ``text`` names no card.
@@ -156,9 +156,10 @@ class Card(int):
 
     __slots__ = ()
 
-    def __new__(cls, card: int | str) -> Card:
+    def __new__(cls, card: object) -> Card:
         number = parse_card(card) if isinstance(card, str) else card
         card_name(number)  # refuses anything but 0‥53 (C2)
+        assert isinstance(number, int)
         return int.__new__(cls, number)
 
     def __repr__(self) -> str:
@@ -198,7 +199,7 @@ class CardSet(int):
 
     __slots__ = ()
 
-    def __new__(cls, cards: int | str | Iterable[int | str] = 0) -> CardSet:
+    def __new__(cls, cards: object = 0) -> CardSet:
         if isinstance(cards, int):
             if isinstance(cards, bool):
                 raise CardError(repr(cards))
@@ -209,8 +210,10 @@ class CardSet(int):
                 )
         elif isinstance(cards, str):
             mask = mask_of(parse_card(word) for word in cards.split())
-        else:
+        elif isinstance(cards, Iterable):
             mask = mask_of(parse_card(c) if isinstance(c, str) else Card(c) for c in cards)
+        else:
+            raise CardError(repr(cards), N_("{text} is no set of cards"))
         return int.__new__(cls, mask)
 
     def __iter__(self) -> Iterator[Card]:

@@ -393,10 +393,6 @@ class Game:
         """The cards ``seat`` holds, as a mask. Hidden information: for the engine and tests."""
         return self._hands[seat]
 
-    def side_of(self, seat: int) -> int:
-        """The side ``seat`` plays for (C4)."""
-        return self._side[seat]
-
     def free_trump_lead(self, seat: int) -> bool:
         """Whether the board exception of P3 lets ``seat`` lead trump before trumps are broken."""
         return self._free_lead[seat]

@@ -89,7 +89,7 @@ class BidError(BackAlleyError, ValueError):
         self.text = text
 
 
-def parse_bid(text: str) -> int:
+def parse_bid(text: object) -> int:
     """Read a bid as a record writes it: ``pass``, ``0``, ASCII digits, or ``board`` (B1).
 
     :raises BidError: when ``text`` is no bid.
@@ -127,7 +127,7 @@ class Bid(int):
 
     __slots__ = ()
 
-    def __new__(cls, bid: int | str) -> Bid:
+    def __new__(cls, bid: object) -> Bid:
         action = parse_bid(bid) if isinstance(bid, str) else bid
         if isinstance(action, bool) or not isinstance(action, int) or not PASS <= action <= BOARD:
             raise BidError(repr(bid))
@@ -317,6 +317,11 @@ class Ruleset:
                 value=_show(value),
             )
         return value
+
+    def __repr__(self) -> str:
+        changed = self.changed_options()
+        options = "".join(f", {key}={value!r}" for key, value in changed.items())
+        return f"Ruleset.preset({self.name!r}{options})"
 
     def options(self) -> dict[str, Any]:
         """Every option with its value, as a record's ``options`` member would give it."""

@@ -82,7 +82,7 @@ class Position:
         return cls(
             hands=tuple(game.hand(s) for s in range(game.num_players)),
             seats=deal.seats,
-            sides=tuple(game.side_of(s) for s in range(game.num_players)),
+            sides=tuple(game.rules.side_of(s) for s in range(game.num_players)),
             trumps=trump_mask(deal.trump),
             broken=game.trumps_broken,
             free_lead=tuple(game.free_trump_lead(s) for s in range(game.num_players)),
