@@ -58,7 +58,7 @@ def test_the_readme_python_examples_run(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, object] = {}
     for code in examples:
-        exec(compile(code, "README.md", "exec"), namespace)  # noqa: S102 - our own examples
+        exec(compile(code, "README.md", "exec"), namespace)
 
 
 def test_the_readme_shows_every_command():

@@ -1,5 +1,6 @@
-"""Hand-checked records (tests/records/) written from RECORD.md alone, independently of the
-engine: ``verify`` must print exactly what each ``.expected.json`` says.
+"""Hand-checked records (tests/records/) written from the rule book and the record format
+alone, independently of the engine: ``verify`` must print exactly what each
+``.expected.json`` says.
 
 Messages are free text, so an expected message ``"*"`` only asks for a non-empty one.
 """

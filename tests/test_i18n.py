@@ -61,3 +61,23 @@ def test_engine_refusals_are_shown_in_the_players_language():
 def test_unknown_language_falls_back_to_english():
     assert use_language("xx") == "en"
     assert isinstance(gettext.NullTranslations(), gettext.NullTranslations)
+
+
+def test_the_template_holds_every_marked_string_of_the_code(tmp_path):
+    """The catalogs are made from backalley.pot: a string marked in the code but missing from
+    it would never be translated (run scripts/i18n.sh update)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    fresh = tmp_path / "fresh.pot"
+    pybabel = Path(sys.executable).with_name("pybabel")
+    root = Path(__file__).parent.parent
+    args = ["extract", "-F", "babel.cfg", "-k", "N_", "-k", "_", "-k", "ngettext:1,2"]
+    args += ["--no-location", "-o", str(fresh), "src/backalley"]
+    subprocess.run([pybabel, *args], cwd=root, check=True, capture_output=True)
+    with open(fresh, "rb") as f:
+        marked = {m.id for m in read_po(f) if m.id}
+    with open(LOCALE_DIR / "backalley.pot", "rb") as f:
+        template = {m.id for m in read_po(f) if m.id}
+    assert marked == template, "run scripts/i18n.sh update"

@@ -93,6 +93,9 @@ def test_the_public_api_answers_junk_with_its_own_errors_only(preset, seed, junk
         lambda: backalley.Card(junk),
         lambda: backalley.Bid(junk),
         lambda: backalley.CardSet(junk),
+        lambda: Game(game.rules).start_deal(junk, [[]] * 4, []),
+        lambda: Game(game.rules).start_deal(0, junk, []),
+        lambda: Game(game.rules).start_deal(0, [junk] * game.num_players, junk),
     ]
     for call in calls:
         try:

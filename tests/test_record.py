@@ -1,4 +1,4 @@
-"""Records: written for any game, read back, resumed, and refused when malformed (RECORD.md)."""
+"""Records (docs/record.md): written for any game, read back, resumed, refused when malformed."""
 
 from __future__ import annotations
 

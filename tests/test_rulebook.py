@@ -160,23 +160,3 @@ def test_worked_scoring_examples_are_what_the_engine_scores():
         "board level 2 made multiplier true",
         "board level 2 made multiplier false",
     } <= kinds
-
-
-def anchors(markdown: str) -> set[str]:
-    """The anchors GitHub gives a page's headings."""
-    headings = re.findall(r"^#+ (.+)$", markdown, flags=re.M)
-    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
-
-
-@pytest.mark.parametrize("name", ["rules.md", "record.md", "solver.md"])
-def test_doc_links_are_relative_and_resolve(name):
-    text = (DOCS / name).read_text(encoding="utf-8")
-    assert "shared/" not in text
-    for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if target.startswith(("http://", "https://")):
-            continue
-        path, _, anchor = target.partition("#")
-        file = (DOCS / path).resolve() if path else DOCS / name
-        assert file.exists(), target
-        if anchor and file.suffix == ".md":
-            assert anchor in anchors(file.read_text(encoding="utf-8")), target

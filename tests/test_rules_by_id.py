@@ -1,4 +1,4 @@
-"""One test (at least) per rule id of RULES.md, named after it.
+"""One test (at least) per rule id of the rule book (docs/rules.md), named after it.
 
 Positions are dealt by hand (``support.deal``) so that each test shows exactly the rule it
 names; hand sizes are kept small with the ``hand_sizes`` option.
@@ -107,7 +107,7 @@ def test_C4_partners_sit_opposite_and_left_is_clockwise():
     rules = Ruleset.preset("standard")
     assert [rules.side_of(s) for s in range(4)] == [0, 1, 0, 1]
     three = Ruleset.preset("classic3")
-    assert [three.rules.side_of(s) for s in range(3)] == [0, 1, 2] and three.num_sides == 3
+    assert [three.side_of(s) for s in range(3)] == [0, 1, 2] and three.num_sides == 3
     game = game_of(hand_sizes=[2])
     deal(game, 3, ["AS KS", "QS JS", "TS 9S", "8S 7S"], top="2H")
     assert game.to_move == 0  # left of dealer 3 is seat 0

@@ -1,4 +1,4 @@
-"""The 54 cards of Back Alley, their notation, and sets of cards (RULES C1–C3).
+"""The 54 cards of Back Alley, their notation, and sets of cards (rules C1–C3).
 
 A card is an ``int`` from 0 to 53. Suit-major layout: card ``13 * suit + rank`` with suits
 ♠ ♥ ♦ ♣ as 0‥3 and ranks 2‥A as 0‥12; the Little Blooper is 52 and the Big Blooper 53. Jokers
@@ -77,7 +77,7 @@ _NOT_A_CARD = N_("{text} is not a card: write rank then suit, like AS, TD, 7C, o
 
 @mypyc_attr(native_class=False)
 class CardError(BackAlleyError, ValueError):
-    """A card written in a way RULES C2 does not allow; ``text`` is the offending input.
+    """A card written in a way rule C2 does not allow; ``text`` is the offending input.
 
     >>> parse_card("zz")  # doctest: +ELLIPSIS
     Traceback (most recent call last):

@@ -90,9 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
         "arena",
         help=_("match two bots in duplicate format and report their strength"),
         description=_(
-            "Play every deal sequence twice with the partnerships swapped, so that the luck "
-            "of the cards cancels, and report each bot's points per game with a confidence "
-            "interval of 95 %, win rate and contract and board success."
+            "Play every deal sequence once per seating (twice, partnerships swapped; six "
+            "times under classic3), so that the luck of the cards cancels, and report each "
+            "bot's points per game with a confidence interval of 95 %, win rate and contract "
+            "and board success."
         ),
     )
     arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
@@ -242,7 +243,7 @@ def _language_flag(argv: list[str]) -> str | None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """``backalley verify FILE``: RECORD.md's output and exit codes."""
+    """``backalley verify FILE``: the output and exit codes of docs/record.md."""
     try:
         text = _read_input(args.file)
     except OSError as error:

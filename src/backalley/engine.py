@@ -1,4 +1,4 @@
-"""The game as a state machine: deal → bid → play → score → next deal (RULES §2–§6).
+"""The game as a state machine: deal → bid → play → score → next deal (docs/rules.md §2–§6).
 
 A :class:`Game` holds one whole game. It is dealt either by a seeded ``random.Random`` (each
 deal is dealt as soon as it is due) or deal by deal from given hands and stock
@@ -15,8 +15,8 @@ The rules of a trick live here once, for every client: :func:`legal_cards` (P2�
 :func:`follow_mask` (what follows a lead), :func:`winning_card` and :func:`trick_winner` (P5),
 and :func:`voids` (what a failure to follow shows).
 
-Every refusal raises :class:`IllegalAction` carrying the rule id of RULES §7 and leaves the
-game exactly as it was.
+Every refusal raises :class:`IllegalAction` carrying the rule id of the rule book's refusals
+(docs/rules.md §7) and leaves the game exactly as it was.
 
 >>> game = Game(Ruleset.preset("standard", hand_sizes=[2, 1]), seed=7)
 >>> while not game.is_over:
@@ -159,6 +159,21 @@ class Deal:
 
     The lists are shared with the :class:`Game` while the deal is in play, so they are
     always current.
+
+    >>> game = Game(Ruleset.preset("standard", hand_sizes=[3]), seed=2)
+    >>> for action in ["1", "pass", "board", "2", "QS"]:
+    ...     game.apply(action)
+    >>> game.current_deal
+    <Deal dealer 0, 3 cards, trump ♣, bids 1 pass board 2, 1 of 12 cards played>
+    >>> print(game.current_deal)
+    dealer seat 0 · 3 cards · trump ♣ (turn-up KC)
+    seat 0  6S KD 9D
+    seat 1  6H TD 2D
+    seat 2  8S 5H 2H
+    seat 3  QS 8C 3C
+    stock   KC 3H 4H 5S … (42 cards)
+    bids    seat 1 1 · seat 2 pass · seat 3 board · seat 0 2
+    trick 1  seat 3 QS
     """
 
     __slots__ = _DEAL_FIELDS
@@ -210,7 +225,8 @@ class Deal:
             f" (turn-up {turned})"
         ]
         lines += [f"seat {seat}  {CardSet(hand)}" for seat, hand in enumerate(self.hands)]
-        lines.append(f"stock   {' '.join(map(card_name, self.stock))}")
+        top = " ".join(map(card_name, self.stock[:4]))
+        lines.append(f"stock   {top} … ({len(self.stock)} cards)")
         if self.exchange is not None:
             seat, joker, drawn = self.exchange
             lines.append(f"seat {seat} showed {card_name(joker)}, drew {card_name(drawn)} (D4)")
@@ -296,6 +312,24 @@ class Game:
 
     ``seed`` (or ``rng``) makes the game deal itself, choosing the first dealer at random
     (D1); without either, call :meth:`start_deal` whenever :attr:`phase` is ``DEAL``.
+
+    ``repr`` is one line; ``str`` is the table as the engine knows it, every hand shown
+    (a seat's view prints the same table with only its own hand):
+
+    >>> game = Game(Ruleset.preset("standard", hand_sizes=[3]), seed=2)
+    >>> for action in ["1", "pass", "board", "2", "QS"]:
+    ...     game.apply(action)
+    >>> game
+    <Game standard, deal 1 (3 cards), play, seat 0 to move, scores 0 / 0>
+    >>> print(game)
+    standard · deal 1 · 3 cards · trump ♣ (turn-up KC) · dealer seat 0 · play
+    scores  side 0 (seats 0 & 2) 0 · side 1 (seats 1 & 3) 0
+    > seat 0  6S KD 9D  bid 2
+      seat 1  6H TD 2D  bid 1
+      seat 2  8S 5H 2H  bid pass
+      seat 3  8C 3C     bid board
+    contracts  side 0 (seats 0 & 2) 2 (0 taken) · side 1 (seats 1 & 3) board (0 taken)
+    trick  seat 3 QS
     """
 
     __slots__ = _GAME_FIELDS
@@ -429,19 +463,21 @@ class Game:
         return self.rules.left_of(last.dealer)
 
     def start_deal(
-        self, dealer: int, hands: Sequence[Iterable[int | str]], stock: Sequence[int | str]
+        self, dealer: object, hands: Sequence[Iterable[int | str]], stock: Sequence[int | str]
     ) -> None:
         """Deal the given ``hands`` (one per seat) and ``stock`` (top first), as a record does.
 
-        Checked in the order RECORD.md gives: the dealer (D1), the hand sizes (D2), each
-        card's spelling (C2), then that the cards are exactly the 54 (D3).
+        Checked in the order of the record format (docs/record.md): the dealer (D1), the hand
+        sizes (D2), each card's spelling (C2), then that the cards are exactly the 54 (D3).
 
         :raises IllegalAction: when the deal is not the one the rules call for; the game is
             then unchanged.
         """
         kind, size, seats = self.next_deal()
         expected = self.expected_dealer()
-        if not isinstance(dealer, int) or not 0 <= dealer < self.num_players:
+        if isinstance(dealer, bool) or not isinstance(dealer, int):
+            raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=repr(dealer))
+        if not 0 <= dealer < self.num_players:
             raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=dealer)
         if expected is not None and dealer != expected:
             raise IllegalAction(
@@ -450,7 +486,13 @@ class Game:
                 expected=expected,
                 dealer=dealer,
             )
-        hand_lists = [list(h) for h in hands]
+        try:
+            hand_lists = [list(h) for h in hands]
+            stock_list = list(stock)
+        except TypeError:
+            raise IllegalAction(
+                "D2", N_("a deal is a list of cards for each seat and a list for the stock")
+            ) from None
         if len(hand_lists) != self.num_players:
             raise IllegalAction(
                 "D2",
@@ -470,7 +512,7 @@ class Game:
                 )
         try:
             masks = [[_card(c) for c in cards] for cards in hand_lists]
-            stock_cards = [_card(c) for c in stock]
+            stock_cards = [_card(c) for c in stock_list]
         except CardError as error:
             raise IllegalAction("C2", _NOT_A_CARD, text=error.text) from None
         everything = [c for cards in masks for c in cards] + stock_cards
@@ -669,7 +711,7 @@ class Game:
 
         ``bid`` is an action or its record spelling (``"pass"``, ``"3"``, ``"board"``).
 
-        :raises IllegalAction: with the rule broken (order of RULES §7).
+        :raises IllegalAction: with the rule broken (in the order of docs/rules.md §7).
         """
         self._refuse_if_over()
         deal = self._deal
@@ -705,7 +747,7 @@ class Game:
     def play(self, card: object, seat: object = None) -> None:
         """Play ``card`` (a card or its spelling) for the player on turn: P2–P6.
 
-        :raises IllegalAction: with the rule broken (order of RULES §7).
+        :raises IllegalAction: with the rule broken (in the order of docs/rules.md §7).
         """
         self._refuse_if_over()
         deal = self._deal

@@ -1,4 +1,4 @@
-"""``backalley/1`` game records: write, read, replay, resume and verify (RECORD.md).
+"""``backalley/1`` game records: write, read, replay, resume and verify (docs/record.md).
 
 A record is the game's event log: the rule set, every deal as dealt, every bid and card in
 order. The game is rebuilt from it by replaying every action through the engine, so a record
@@ -100,7 +100,7 @@ def dumps(game: Game, players: list[str] | None = None) -> str:
 def read_record(document: str | bytes | dict[str, Any]) -> Record:
     """Check that ``document`` (JSON text or parsed) is a well-formed record, and read it.
 
-    Only the shape is checked here (RECORD.md's exit-2 list); the rules are checked by
+    Only the shape is checked here (the exit-2 list of docs/record.md); the rules are checked by
     :func:`replay`.
 
     :raises RecordError: naming what is wrong.
@@ -167,7 +167,7 @@ def _read_deal(index: int, deal: Any) -> RecordDeal:
 
 
 def _optional(value: Any) -> Any:
-    """A member given as null is the same as one left out (RECORD.md)."""
+    """A member given as null is the same as one left out (docs/record.md)."""
     return [] if value is None else value
 
 
@@ -248,7 +248,7 @@ class Verdict:
 
 
 def verify(document: str | bytes | dict[str, Any]) -> Verdict:
-    """Replay a record and report every deal, the scores and the first error (RECORD.md)."""
+    """Replay a record and report every deal, the scores and the first error (docs/record.md)."""
     try:
         record = read_record(document)
     except RecordError as error:

@@ -9,6 +9,8 @@ The seats' arithmetic lives here, once (C4): :meth:`Ruleset.side_of`,
 a game (:class:`Phase`) and the kinds of deal (:class:`DealKind`), which views name too.
 
 >>> rules = Ruleset.preset("standard", hand_sizes=[3, 2, 1])
+>>> rules
+Ruleset.preset('standard', hand_sizes=[3, 2, 1])
 >>> rules.hand_sizes, rules.blooper_forces, rules.num_players
 ((3, 2, 1), True, 4)
 >>> Ruleset.preset("classic3").hand_sizes[:3]
@@ -196,8 +198,8 @@ _CLASSIC3_SIZES = (*range(2, 14), *range(13, 1, -1))
 class Ruleset:
     """A preset with its options: everything that makes one Back Alley game differ from another.
 
-    Build one with :meth:`preset`; fields are the option names of RULES.md, except that
-    ``hand_sizes`` is always the resolved list (never ``None``).
+    Build one with :meth:`preset`; fields are the option names of the rule book
+    (docs/rules.md), except that ``hand_sizes`` is always the resolved list (never ``None``).
     """
 
     name: Literal["standard", "classic", "classic3"]
