@@ -36,6 +36,30 @@ from backalley.solver import OutOfBudget, Position, card_values, tricks
 from backalley.view import TRUMPS, SeatView
 
 
+@dataclass(frozen=True)
+class Decision:
+    """A sampling bot's choice and its reasons, for a player who asks why (hints, reviews).
+
+    ``expected`` is each candidate's mean score over the solved deals: for a bid, the side's
+    points (S1–S3) had the contract been that; for a card, the points the side ends the deal
+    with less the other side's (four players), its own (three), or its tricks (a
+    tie-breaker). ``tricks`` is the side's tricks in each solved deal: for a bid, from the
+    opening lead; for a card, at the end of the deal after the chosen card. Empty when the
+    bot could solve nothing in budget and chose as the heuristic player does
+    (``fell_back``), or had one legal action.
+    """
+
+    action: int
+    expected: dict[int, float]
+    tricks: tuple[int, ...]
+    fell_back: bool = False
+
+    @property
+    def samples(self) -> int:
+        """How many deals were solved for this decision."""
+        return len(self.tricks)
+
+
 @dataclass
 class PimcBot:
     """A sampling player; ``samples``, ``seconds`` and ``nodes`` bound each decision."""
@@ -51,45 +75,60 @@ class PimcBot:
 
     def act(self, view: SeatView, rng: random.Random) -> int:
         """A bid or a card, from solved samples of the hidden hands."""
-        legal = list(view.legal_actions)
+        return self.decide(view, rng).action
+
+    def decide(self, view: SeatView, rng: random.Random) -> Decision:
+        """A bid or a card, with the expected score of each candidate (see :class:`Decision`)."""
+        legal = [int(action) for action in view.legal_actions]
         self.last_solved = 0
         if len(legal) == 1:
-            return legal[0]
+            return Decision(legal[0], {}, ())
         if legal[0] >= PASS:
-            return self.bid(view, legal, rng)
-        return self.play(view, legal, rng)
+            return self.bid_decision(view, legal, rng)
+        return self.play_decision(view, legal, rng)
 
     # ---------------------------------------------------------------- card play
 
     def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
         """The card with the best mean score over the solved samples."""
+        return self.play_decision(view, legal, rng).action
+
+    def play_decision(self, view: SeatView, legal: list[int], rng: random.Random) -> Decision:
+        """:meth:`play`, with its reasons."""
         assert view.seat is not None
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
-        solved = 0
+        solved: list[dict[int, int]] = []
         for hands, budget in self._samples(view, rng):
             start = self._clock()
             try:
                 values = card_values(_position(view, hands), budget=budget)
             except OutOfBudget:
                 self._learn_rate(budget, start)
-                if solved == 0:
+                if not solved:
                     break  # the deal is still too big to solve in budget
                 continue
-            solved += 1
+            solved.append(values)
             for card, value in values.items():
                 totals[card] += _outcome(view, side, view.tricks_won[side] + value)
-        self.last_solved = solved
-        if solved == 0:
+        self.last_solved = len(solved)
+        if not solved:
             self.fallbacks += 1
-            return self.fallback.play(view, legal)
+            return Decision(self.fallback.play(view, legal), {}, (), fell_back=True)
         best = max(totals.values())
         choices = [card for card in legal if totals[card] >= best - 1e-9]
-        return choices[0] if len(choices) == 1 else self.fallback.play(view, choices)
+        card = choices[0] if len(choices) == 1 else self.fallback.play(view, choices)
+        expected = {c: total / len(solved) for c, total in totals.items()}
+        taken = tuple(view.tricks_won[side] + values[card] for values in solved)
+        return Decision(card, expected, taken)
 
     # ---------------------------------------------------------------- bidding
 
     def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
+        """The bid with the best mean score over the side's tricks in solved deals."""
+        return self.bid_decision(view, legal, rng).action
+
+    def bid_decision(self, view: SeatView, legal: list[int], rng: random.Random) -> Decision:
         """The bid with the best mean score (S1–S3) over the side's tricks in solved deals.
 
         The lead is taken to go to the highest bid so far (P1). With a partner still to bid,
@@ -102,7 +141,7 @@ class PimcBot:
         partner = _partner(view)
         partner_bid = next((b for s, b in view.bids if s == partner), None)
         if partner_bid == BOARD:
-            return PASS  # our number would not count (B3)
+            return Decision(PASS, {}, ())  # our number would not count (B3)
         leader = _leader_so_far(view)
         mine, _sure = estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
@@ -126,7 +165,7 @@ class PimcBot:
         self.last_solved = len(outcomes)
         if len(outcomes) < 2:
             self.fallbacks += 1
-            return self.fallback.bid(view, legal)
+            return Decision(self.fallback.bid(view, legal), {}, (), fell_back=True)
         n = view.hand_size
         level = view.board_level + 1 if view.rules.board_multiplier else 1
         partner_number = 0 if partner_bid is None else partner_bid - PASS
@@ -143,7 +182,9 @@ class PimcBot:
                     total += deal_points(contract or None, taken, n, 1)
             return total / len(outcomes)
 
-        return max(legal, key=lambda action: (expected(action), -action))
+        scores = {action: expected(action) for action in legal}
+        choice = max(legal, key=lambda action: (scores[action], -action))
+        return Decision(choice, scores, tuple(taken for taken, _share in outcomes))
 
     # ---------------------------------------------------------------- sampling
 
