@@ -138,6 +138,48 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
     solve.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
 
+    check_play = commands.add_parser(
+        "review",
+        help=_("a double-dummy review of every card played, and of the bids on request"),
+        description=_(
+            "For every card played in a record, the tricks each legal card would have kept "
+            "for the player's side, double dummy (every hand known, best play by all); a card "
+            "that gave a trick away is marked ? (two or more: ??) with the better cards. "
+            "A table per deal, trick by trick, and a summary per player."
+        ),
+    )
+    check_play.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
+    check_play.add_argument(
+        "--bids",
+        action="store_true",
+        help=_("also ask the expert bot, from each bidder's view, what it would have bid (slow)"),
+    )
+    check_play.add_argument(
+        "--seed", type=_integer, default=0, help=_with_default(_("seed for the expert's samples"))
+    )
+    check_play.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
+    check_play.add_argument(
+        "--out", type=Path, metavar="FILE.html", help=_("also write the review as an HTML page")
+    )
+
+    advise = commands.add_parser(
+        "hint",
+        help=_("what the expert bot would do now, from the view of the seat on turn"),
+        description=_(
+            "For the position at the end of a record: the bid or card the expert bot would "
+            "choose for the seat on turn, from that seat's view alone, with the expected "
+            "points of each candidate over the deals it solved."
+        ),
+    )
+    advise.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
+    advise.add_argument(
+        "--seat", type=_integer, help=_("the seat asking (default: the seat on turn)")
+    )
+    advise.add_argument(
+        "--seed", type=_integer, default=0, help=_with_default(_("seed for the expert's samples"))
+    )
+    advise.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
+
     show = commands.add_parser(
         "rules",
         help=_("show a preset's options as a table"),
@@ -220,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "rules": cmd_rules,
             "arena": cmd_arena,
             "solve": cmd_solve,
+            "review": cmd_review,
+            "hint": cmd_hint,
         }
         return handler[args.command](args)
     except UsageError as error:
@@ -534,6 +578,127 @@ def cmd_solve(args: argparse.Namespace) -> int:
     for card, value in sorted(values.items(), key=lambda cv: (-cv[1], cv[0])):
         table.add_row(card_name(card), str(value), style="bold" if value == best else "")
     console.print(table)
+    return 0
+
+
+# ---------------------------------------------------------------------------- review, hint
+
+
+def _read_record(name: str) -> Any:
+    """The record in file ``name`` (``-``: standard input), read and checked."""
+    from backalley.record import RecordError, ReplayError, read_record
+
+    try:
+        return read_record(_read_input(name))
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise UsageError(
+            _("cannot read {file}: {reason}").format(file=name, reason=reason)
+        ) from None
+    except (RecordError, ReplayError) as error:
+        raise UsageError(
+            _("not a valid record: {problem}").format(problem=explain(error))
+        ) from None
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    """``backalley review RECORD``: a table per deal, a summary; JSON or an HTML page."""
+    from backalley.analysis import review
+    from backalley.record import ReplayError
+    from backalley.report import (
+        bids_table,
+        deal_outcome,
+        deal_table,
+        deal_title,
+        html_page,
+        summary_table,
+    )
+
+    record = _read_record(args.file)
+    prepare_solver()
+    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(_("Reviewing"), total=None)
+
+        def on_step(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = review(record, bids=args.bids, seed=args.seed, on_step=on_step)
+        except ReplayError as error:
+            raise UsageError(
+                _("not a valid record: {problem}").format(problem=explain(error))
+            ) from None
+    if args.out is not None:
+        try:
+            args.out.write_text(html_page(result), encoding="utf-8")
+        except OSError as error:
+            raise UsageError(
+                _("cannot write to {folder}: {reason}").format(
+                    folder=args.out, reason=error.strerror
+                )
+            ) from None
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+        return 0
+    console = Console()
+    for deal in result.deals:
+        if deal.cards:
+            console.print(deal_table(deal, result.rules, result.players))
+        else:
+            console.print(deal_title(deal, result.rules, result.players), style="bold")
+        for line in deal_outcome(deal, result.rules):
+            console.print("  " + line, highlight=False)
+        console.print()
+        if deal.bids:
+            console.print(bids_table(deal, result.players))
+    console.print(summary_table(result))
+    if args.out is not None:
+        console.print(_("Wrote the review to {file}").format(file=args.out))
+    return 0
+
+
+def cmd_hint(args: argparse.Namespace) -> int:
+    """``backalley hint RECORD``: the expert bot's choice for the seat on turn, and why."""
+    from backalley.analysis import AnalysisError, hint
+    from backalley.record import replay
+    from backalley.rules import Bid
+
+    game = replay(_read_record(args.file))
+    seat = game.to_move if args.seat is None else args.seat
+    if seat is None:
+        raise UsageError(_("the record does not end with a bid or card due: no hint"))
+    prepare_solver()
+    try:
+        advice = hint(game, seat, seed=args.seed)
+    except AnalysisError as error:
+        raise UsageError(explain(error)) from None
+    ranked = sorted(advice.expected.items(), key=lambda item: -item[1])
+    if args.json:
+        output = {
+            "seat": seat,
+            "action": str(advice.action),
+            "expected": {str(action): round(value, 3) for action, value in ranked},
+            "samples": advice.samples,
+            "fell_back": advice.fell_back,
+        }
+        print(json.dumps(output))
+        return 0
+    console = Console()
+    if isinstance(advice.action, Bid):
+        said = _("Seat {seat}: the expert bot would bid {action} ({samples} deals solved)")
+    else:
+        said = _("Seat {seat}: the expert bot would play {action} ({samples} deals solved)")
+    console.print(said.format(seat=seat, action=advice.action, samples=advice.samples))
+    if advice.fell_back:
+        console.print(_("It could solve no deal in time and chose as the heuristic player does."))
+    if ranked:
+        table = Table()
+        table.add_column(_("candidate"))
+        table.add_column(_("expected points"), justify="right")
+        for action, value in ranked:
+            style = "bold" if action == advice.action else ""
+            table.add_row(str(action), f"{value:+.1f}", style=style)
+        console.print(table)
     return 0
 
 

@@ -24,11 +24,12 @@ DOMAIN = "backalley"
 LANGUAGES = ("en", "es", "nl", "ro", "tr")
 
 _translations: _gettext.NullTranslations = _gettext.NullTranslations()
+_language = "en"
 
 
 def use_language(language: str | None = None) -> str:
     """Switch every later message to ``language`` (or the environment's); returns the one used."""
-    global _translations
+    global _translations, _language
     wanted = [language] if language else _environment_languages()
     for lang in wanted:
         code = lang.split(".")[0].split("_")[0].lower()
@@ -36,9 +37,16 @@ def use_language(language: str | None = None) -> str:
             break
         if code in LANGUAGES:
             _translations = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[code])
+            _language = code
             return code
     _translations = _gettext.NullTranslations()
+    _language = "en"
     return "en"
+
+
+def language() -> str:
+    """The code of the language in use: ``en``, ``es``, ``nl``, ``ro`` or ``tr``."""
+    return _language
 
 
 def _environment_languages() -> list[str]:

@@ -1,0 +1,286 @@
+"""A review as people read it: tables for the terminal (rich) and a self-contained HTML page.
+
+Every string a player reads goes through gettext. The page has its style inline and loads
+nothing, so it opens anywhere, offline.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterator
+
+from rich.table import Table
+from rich.text import Text
+
+from backalley.analysis import BidReview, CardReview, DealReview, Review
+from backalley.cards import N_, SUIT_SYMBOLS, trump_mask
+from backalley.engine import trick_winner
+from backalley.i18n import _, language
+from backalley.rules import Ruleset
+
+
+def mark(cost: int) -> str:
+    """The mark of a card that gave tricks away: ``?`` for one, ``??`` for two or more."""
+    return "" if cost <= 0 else "?" if cost == 1 else "??"
+
+
+def seat_name(seat: int, players: tuple[str, ...] | None, short: bool = False) -> str:
+    """``seat 2``, or the player's name with the seat (``short``: the name alone)."""
+    if players is None:
+        return _("seat {seat}").format(seat=seat)
+    if short:
+        return players[seat]
+    return _("{name} (seat {seat})").format(name=players[seat], seat=seat)
+
+
+def side_name(rules: Ruleset, side: int) -> str:
+    """A side as the score sheet names it."""
+    seats = rules.seats_of(side)
+    if len(seats) == 1:
+        return _("seat {seat}").format(seat=seats[0])
+    return _("side {side} (seats {a} & {b})").format(side=side, a=seats[0], b=seats[1])
+
+
+def trump_name(trump: int | None) -> str:
+    """``trump ♥`` or ``no trump``, in the reader's language."""
+    return _("no trump") if trump is None else _("trump {suit}").format(suit=SUIT_SYMBOLS[trump])
+
+
+def deal_title(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> str:
+    """The heading of a deal's review: who dealt, how many cards, the trump."""
+    return _("Deal {number} · dealt by {dealer} · {cards} cards · {trump}").format(
+        number=deal.deal + 1,
+        dealer=seat_name(deal.dealer, players),
+        cards=deal.hand_size,
+        trump=trump_name(deal.trump),
+    )
+
+
+def deal_outcome(deal: DealReview, rules: Ruleset) -> list[str]:
+    """A line a side: its contract, its double-dummy tricks at the first lead and the tricks
+    it took; or one line saying why the deal was not reviewed."""
+    if deal.thrown_in == "renig":
+        return [_("thrown in for a renig (D6): nothing to review")]
+    if deal.thrown_in is not None:
+        return [_("thrown in, every player passed (D7): nothing to review")]
+    if not deal.reviewed:
+        return [_("a tie-breaker: its play stops at seven tricks, so it is not reviewed")]
+    parts = []
+    for side in range(rules.num_sides):
+        contract = deal.contracts[side]
+        shown = "–" if contract is None else str(contract)
+        dd = "–" if deal.double_dummy is None else str(deal.double_dummy[side])
+        parts.append(
+            _("{side}: contract {contract}, double dummy {dd}, took {taken}").format(
+                side=side_name(rules, side), contract=shown, dd=dd, taken=deal.taken[side]
+            )
+        )
+    return parts
+
+
+def tricks_of(deal: DealReview, rules: Ruleset) -> Iterator[tuple[int, list[CardReview], int]]:
+    """The reviewed cards trick by trick: (trick number, its cards, the winner, or -1 while
+    the trick is open). A reviewed deal is a counted one: every seat plays."""
+    seats = tuple(range(rules.num_players))
+    trumps = trump_mask(deal.trump)
+    for start in range(0, len(deal.cards), len(seats)):
+        cards = list(deal.cards[start : start + len(seats)])
+        winner = -1
+        if len(cards) == len(seats):
+            winner = trick_winner(cards[0].seat, [c.card for c in cards], seats, trumps)[0]
+        yield start // len(seats), cards, winner
+
+
+def deal_table(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> Table:
+    """A deal trick by trick: a column a seat, each card with its mark and, for a mistake,
+    the cards that would have kept every trick; the leader's card comes first (›)."""
+    table = Table(title=deal_title(deal, rules, players), title_justify="left")
+    table.add_column(_("trick"), justify="right")
+    for seat in range(rules.num_players):
+        table.add_column(seat_name(seat, players, short=True))
+    table.add_column(_("won by"))
+    for number, cards, winner in tricks_of(deal, rules):
+        cells: list[Text | str] = [""] * rules.num_players
+        for position, card in enumerate(cards):
+            text = Text(("› " if position == 0 else "") + str(card.card))
+            if card.mistake:
+                text.append(f" {mark(card.cost)}", style="bold red")
+                better = " ".join(map(str, card.better))
+                text.append("\n" + _("better: {cards}").format(cards=better), style="dim")
+            cells[card.seat] = text
+        won = "" if winner < 0 else seat_name(winner, players, short=True)
+        table.add_row(str(number + 1), *cells, won)
+    return table
+
+
+def bids_table(deal: DealReview, players: tuple[str, ...] | None) -> Table:
+    """Each bid against the adviser's: its expected points for every bid it weighed and the
+    side's tricks over the deals it solved."""
+    table = Table(title=_("Bids, with the expert bot's advice"))
+    table.add_column(_("player"))
+    table.add_column(_("bid"))
+    table.add_column(_("expert"))
+    table.add_column(_("expected points of each bid"))
+    table.add_column(_("side's tricks in the solved deals"))
+    for bid in deal.bids:
+        table.add_row(
+            seat_name(bid.seat, players),
+            str(bid.bid),
+            str(bid.advice) + (" *" if bid.fell_back else ""),
+            expected_text(bid),
+            distribution_text(bid),
+        )
+    return table
+
+
+def expected_text(bid: BidReview) -> str:
+    return "  ".join(f"{b} {v:+.1f}" for b, v in bid.expected.items())
+
+
+def distribution_text(bid: BidReview) -> str:
+    return "  ".join(f"{tricks}×{count}" for tricks, count in bid.distribution.items())
+
+
+def summary_table(result: Review) -> Table:
+    """Per player: cards reviewed, mistakes, and tricks given away over the game."""
+    table = Table(title=_("Summary"))
+    table.add_column(_("player"))
+    table.add_column(_("cards"), justify="right")
+    table.add_column(_("mistakes"), justify="right")
+    table.add_column(_("tricks given away"), justify="right")
+    for seat in range(result.rules.num_players):
+        table.add_row(
+            seat_name(seat, result.players),
+            str(result.cards(seat)),
+            str(result.mistakes(seat)),
+            str(result.given_away(seat)),
+        )
+    return table
+
+
+# ---------------------------------------------------------------------------- HTML
+
+
+STYLE = """
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 60em;
+       padding: 0 1em; color: #1d1d1f; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 2em; }
+table { border-collapse: collapse; margin: .6em 0; }
+th, td { border-bottom: 1px solid #ddd; padding: .3em .8em; text-align: left;
+         vertical-align: top; }
+th { background: #f4f4f6; }
+td.n { text-align: right; }
+.mistake { color: #b00020; font-weight: 600; }
+.better { color: #666; font-size: .85em; display: block; font-weight: 400; }
+.lead { font-weight: 600; }
+p.outcome { color: #333; }
+"""
+
+
+def html_page(result: Review) -> str:
+    """The whole review as one HTML document, with nothing to fetch."""
+    e = html.escape
+    rules = result.rules
+    title = e(_("Back Alley: double-dummy review"))
+    about = e(_("Rules: {rules}.").format(rules=rules.name))
+    parts = [
+        "<!doctype html>",
+        f'<html lang="{language()}"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{title}</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>{title}</h1>",
+        f"<p>{about} {e(_(LEGEND))}</p>",
+        f"<h2>{e(_('Summary'))}</h2>",
+        _summary_html(result),
+    ]
+    for deal in result.deals:
+        parts.append(f"<h2>{e(deal_title(deal, rules, result.players))}</h2>")
+        lines = "<br>".join(map(e, deal_outcome(deal, rules)))
+        parts.append(f'<p class="outcome">{lines}</p>')
+        if deal.cards:
+            parts.append(_deal_html(deal, rules, result.players))
+        if deal.bids:
+            parts.append(_bids_html(deal, result.players))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+LEGEND = N_(
+    "Each card is shown with the tricks it gave away against the best card at that moment, "
+    "double dummy (every hand known, best play by all): ? for one trick, ?? for two or more, "
+    "with the cards that would have kept them. › marks the card that led the trick."
+)
+
+
+def _summary_html(result: Review) -> str:
+    e = html.escape
+    rows = [
+        "<table><tr>"
+        + "".join(
+            f"<th>{e(h)}</th>"
+            for h in (_("player"), _("cards"), _("mistakes"), _("tricks given away"))
+        )
+        + "</tr>"
+    ]
+    for seat in range(result.rules.num_players):
+        rows.append(
+            f"<tr><td>{e(seat_name(seat, result.players))}</td>"
+            f'<td class="n">{result.cards(seat)}</td><td class="n">{result.mistakes(seat)}</td>'
+            f'<td class="n">{result.given_away(seat)}</td></tr>'
+        )
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _deal_html(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> str:
+    e = html.escape
+    seats = (seat_name(s, players, short=True) for s in range(rules.num_players))
+    head = [_("trick"), *seats, _("won by")]
+    rows = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
+    for number, cards, winner in tricks_of(deal, rules):
+        cells = [""] * rules.num_players
+        for position, card in enumerate(cards):
+            lead = "› " if position == 0 else ""
+            text = f'<span class="lead">{lead}</span>{e(str(card.card))}'
+            if card.mistake:
+                better = e(_("better: {cards}").format(cards=" ".join(map(str, card.better))))
+                text = (
+                    f'<span class="mistake">{lead}{e(str(card.card))} {mark(card.cost)}'
+                    f'<span class="better">{better}</span></span>'
+                )
+            cells[card.seat] = text
+        won = "" if winner < 0 else e(seat_name(winner, players, short=True))
+        rows.append(
+            f'<tr><td class="n">{number + 1}</td>'
+            + "".join(f"<td>{c}</td>" for c in cells)
+            + f"<td>{won}</td></tr>"
+        )
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _bids_html(deal: DealReview, players: tuple[str, ...] | None) -> str:
+    e = html.escape
+    head = [
+        _("player"),
+        _("bid"),
+        _("expert"),
+        _("expected points of each bid"),
+        _("side's tricks in the solved deals"),
+    ]
+    rows = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
+    for bid in deal.bids:
+        cells = (
+            seat_name(bid.seat, players),
+            str(bid.bid),
+            str(bid.advice),
+            expected_text(bid),
+            distribution_text(bid),
+        )
+        rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+__all__ = ["bids_table", "deal_table", "html_page", "mark", "summary_table"]
