@@ -61,6 +61,12 @@ def test_the_readme_python_examples_run(tmp_path, monkeypatch):
         exec(compile(code, "README.md", "exec"), namespace)
 
 
+def test_the_analysis_page_example_runs(monkeypatch):
+    monkeypatch.chdir(ROOT)  # it reads an example record of the repository
+    for code in python_examples(ROOT / "docs" / "analysis.md"):
+        exec(compile(code, "analysis.md", "exec"), {})
+
+
 def test_the_readme_shows_every_command():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     parser = build_parser()

@@ -642,10 +642,9 @@ def cmd_review(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     for deal in result.deals:
+        console.print(deal_title(deal, result.rules, result.players), style="bold")
         if deal.cards:
             console.print(deal_table(deal, result.rules, result.players))
-        else:
-            console.print(deal_title(deal, result.rules, result.players), style="bold")
         for line in deal_outcome(deal, result.rules):
             console.print("  " + line, highlight=False)
         console.print()
@@ -653,7 +652,7 @@ def cmd_review(args: argparse.Namespace) -> int:
             console.print(bids_table(deal, result.players))
     console.print(summary_table(result))
     if args.out is not None:
-        console.print(_("Wrote the review to {file}").format(file=args.out))
+        console.print(_("Wrote the review to {file}").format(file=args.out), soft_wrap=True)
     return 0
 
 

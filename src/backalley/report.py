@@ -92,9 +92,10 @@ def tricks_of(deal: DealReview, rules: Ruleset) -> Iterator[tuple[int, list[Card
 
 
 def deal_table(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> Table:
-    """A deal trick by trick: a column a seat, each card with its mark and, for a mistake,
-    the cards that would have kept every trick; the leader's card comes first (›)."""
-    table = Table(title=deal_title(deal, rules, players), title_justify="left")
+    """A deal trick by trick (:func:`deal_title` is its heading): a column a seat, each card
+    with its mark and, for a mistake, the cards that would have kept every trick; the card
+    that led is marked ›."""
+    table = Table()
     table.add_column(_("trick"), justify="right")
     for seat in range(rules.num_players):
         table.add_column(seat_name(seat, players, short=True))
@@ -134,11 +135,13 @@ def bids_table(deal: DealReview, players: tuple[str, ...] | None) -> Table:
 
 
 def expected_text(bid: BidReview) -> str:
-    return "  ".join(f"{b} {v:+.1f}" for b, v in bid.expected.items())
+    """Each bid weighed and its mean points: ``pass +0.0 · 1 +4.4 · board −40.0``."""
+    return " · ".join(f"{b} {v:+.1f}".replace("-", "−") for b, v in bid.expected.items())
 
 
 def distribution_text(bid: BidReview) -> str:
-    return "  ".join(f"{tricks}×{count}" for tricks, count in bid.distribution.items())
+    """The side's tricks and in how many solved deals: ``1×6 · 2×8`` (6 deals gave 1)."""
+    return " · ".join(f"{tricks}×{count}" for tricks, count in bid.distribution.items())
 
 
 def summary_table(result: Review) -> Table:
