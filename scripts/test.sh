@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+# The terminal game is tested in a real terminal: tmux (tests/test_tui_terminal.py).
+if ! command -v tmux >/dev/null 2>&1; then
+  apt-get update -qq && apt-get install -y -qq tmux >/dev/null
+fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

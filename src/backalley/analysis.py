@@ -182,17 +182,24 @@ def review(
     seed: int = 0,
     adviser: str = "expert",
     on_step: Progress | None = None,
+    only: int | None = None,
 ) -> Review:
     """Review every card played in ``source`` (a game, or a ``backalley/1`` record), and with
     ``bids`` every bid, asking ``adviser`` (a level of :data:`ADVISERS`) from each bidder's
     view; the same ``seed`` gives the same advice. A partial game is reviewed up to its last
-    card. ``on_step(done, total)`` is called after each card or bid reviewed.
+    card. ``on_step(done, total)`` is called after each card or bid reviewed. ``only``
+    limits the review to the deal of that index (the others are listed, not reviewed).
 
     :raises RecordError: for a document that is no record.
     :raises ReplayError: for a record with an illegal action.
     """
     game, players = _read(source)
-    total = sum(len(d.play) + (len(d.bids) if bids else 0) for d in game.deals if _reviewable(d))
+    chosen = [only is None or i == only for i in range(len(game.deals))]
+    total = sum(
+        len(d.play) + (len(d.bids) if bids else 0)
+        for i, d in enumerate(game.deals)
+        if chosen[i] and _reviewable(d)
+    )
     done = 0
 
     def step() -> None:
@@ -206,7 +213,7 @@ def review(
     deals = []
     for number, deal in enumerate(game.deals):
         replayed.start_deal(deal.dealer, [mask_cards(h) for h in deal.hands], list(deal.stock))
-        deals.append(_review_deal(replayed, number, deal, advise, seed, step))
+        deals.append(_review_deal(replayed, number, deal, advise, seed, step, chosen[number]))
     return Review(
         game.rules,
         players,
@@ -224,10 +231,11 @@ def _review_deal(
     advise: Callable[[Game, random.Random], Any] | None,
     seed: int,
     step: Callable[[], None],
+    wanted: bool = True,
 ) -> DealReview:
     """Replay ``deal`` into ``game`` (dealt already), reviewing each bid and card before it
-    is made."""
-    reviewed = _reviewable(deal)
+    is made (unless not ``wanted``)."""
+    reviewed = wanted and _reviewable(deal)
     bid_reviews = []
     for index, action in enumerate(deal.bids):
         if advise is not None and reviewed:

@@ -7,6 +7,7 @@ line on standard error and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -138,6 +139,58 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
     solve.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
 
+    table = commands.add_parser(
+        "play",
+        help=_("play a game in the terminal, you and the bots"),
+        description=_(
+            "A full-screen game: you and three bots (two under classic3). Without options it "
+            "asks for the rules, a short or full game and the bots' levels. The game is saved "
+            "after every action; --resume goes on with a saved game."
+        ),
+    )
+    table.add_argument("--rules", metavar="PRESET", help=_("preset: standard, classic, classic3"))
+    table.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help=_("override an option of the preset (repeatable), e.g. hand_sizes=7,6,5"),
+    )
+    table.add_argument(
+        "--seat", type=_integer, default=0, help=_with_default(_("the seat you take"))
+    )
+    table.add_argument(
+        "--partner", metavar="LEVEL", help=_("your partner: easy, medium, hard or expert")
+    )
+    table.add_argument(
+        "--opponents", metavar="LEVEL", help=_("the opponents: easy, medium, hard or expert")
+    )
+    table.add_argument("--seed", type=_integer, help=_("seed for the deals (default: random)"))
+    table.add_argument(
+        "--pace",
+        type=float,
+        default=0.8,
+        metavar="SECONDS",
+        help=_with_default(_("the least time a bot takes over an action, so you can follow")),
+    )
+    table.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help=_("where to save the game (default: in your data folder)"),
+    )
+    table.add_argument("--resume", type=Path, metavar="FILE", help=_("go on with a saved game"))
+
+    again = commands.add_parser(
+        "replay",
+        help=_("step through a record in the terminal, hands open"),
+        description=_(
+            "Step through any record deal by deal and card by card, forwards and backwards, "
+            "with every hand shown."
+        ),
+    )
+    again.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
+
     check_play = commands.add_parser(
         "review",
         help=_("a double-dummy review of every card played, and of the bids on request"),
@@ -264,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "solve": cmd_solve,
             "review": cmd_review,
             "hint": cmd_hint,
+            "play": cmd_play,
+            "replay": cmd_replay,
         }
         return handler[args.command](args)
     except UsageError as error:
@@ -581,6 +636,69 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------------------- play, replay
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    """``backalley play``: the start screen, or straight to the table with the options given."""
+    from backalley.bots import LEVELS
+    from backalley.record import RecordError, ReplayError
+    from backalley.tui.app import run_play
+    from backalley.tui.session import Session, default_save
+
+    save = args.save or default_save()
+    for level in (args.partner, args.opponents):
+        if level is not None and level not in LEVELS:
+            raise UsageError(
+                _("unknown level {level}: choose one of {levels}").format(
+                    level=repr(level), levels=", ".join(LEVELS)
+                )
+            )
+    session = None
+    if args.resume is not None:
+        try:
+            session = Session.resume(args.resume, save_path=args.save)
+        except OSError as error:
+            message = _("cannot read {file}: {reason}")
+            raise UsageError(message.format(file=args.resume, reason=error.strerror)) from None
+        except (RecordError, ReplayError) as error:
+            raise UsageError(_invalid_record(error)) from None
+    elif args.rules or args.option or args.partner or args.opponents:
+        rules = ruleset_from_args(args.rules or "standard", args.option)
+        if not 0 <= args.seat < rules.num_players:
+            raise UsageError(_("there is no seat {seat}").format(seat=args.seat))
+        session = Session.new(
+            rules,
+            seat=args.seat,
+            partner=args.partner or "medium",
+            opponents=args.opponents or "medium",
+            seed=args.seed,
+            save_path=save,
+        )
+    levels = {args.partner, args.opponents}
+    if levels & {"hard", "expert"} or session is None:
+        prepare_solver()
+    new_game = {"seat": args.seat, "seed": args.seed, "save_path": save}
+    run_play(session, new_game, args.pace)
+    saved = save if session is None or session.save_path is None else session.save_path
+    with contextlib.suppress(OSError):  # the terminal may be gone
+        print(
+            _("The game is saved in {file}; backalley play --resume {file} goes on.").format(
+                file=saved
+            )
+        )
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """``backalley replay RECORD``: step through it, hands open."""
+    from backalley.record import replay
+    from backalley.tui.replay import run_replay
+
+    run_replay(replay(_read_record(args.file)))
+    return 0
+
+
 # ---------------------------------------------------------------------------- review, hint
 
 
@@ -599,6 +717,10 @@ def _read_record(name: str) -> Any:
         raise UsageError(
             _("not a valid record: {problem}").format(problem=explain(error))
         ) from None
+
+
+def _invalid_record(error: Any) -> str:
+    return _("not a valid record: {problem}").format(problem=explain(error))
 
 
 def cmd_review(args: argparse.Namespace) -> int:

@@ -1,0 +1,93 @@
+"""``backalley replay``: step through any record, deal by deal and card by card, hands open."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Static
+
+from backalley.cards import mask_cards
+from backalley.engine import Game
+from backalley.i18n import _
+from backalley.view import render
+
+
+class ReplayApp(App[None]):
+    """Any position of a recorded game, every hand shown: ←/→ a card, ↑/↓ a deal."""
+
+    CSS = "#position { padding: 1 2; } #where { padding: 0 2; background: $boost; }"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("right", "step(1)", _("Next card")),
+        Binding("left", "step(-1)", _("Previous card")),
+        Binding("down", "deal(1)", _("Next deal")),
+        Binding("up", "deal(-1)", _("Previous deal")),
+        Binding("home", "deal_start", _("Start of deal")),
+        Binding("end", "deal_end", _("End of deal")),
+        Binding("escape,q", "quit", _("Quit")),
+    ]
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.source = game
+        self.deal = 0
+        self.card = 0
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="where")
+        yield Static(id="position")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def position(self) -> Game:
+        """The game replayed up to the current deal and card, the deal's bids all made."""
+        game = Game(self.source.rules)
+        for number, deal in enumerate(self.source.deals[: self.deal + 1]):
+            game.start_deal(deal.dealer, [mask_cards(h) for h in deal.hands], list(deal.stock))
+            for action in deal.bids:
+                game.apply(action)
+            played = deal.play if number < self.deal else deal.play[: self.card]
+            for card in played:
+                game.apply(card)
+        return game
+
+    def show(self) -> None:
+        game = self.position()
+        deal = self.source.deals[self.deal] if self.source.deals else None
+        total = 0 if deal is None else len(deal.play)
+        where = _("deal {deal} of {deals} · card {card} of {cards}").format(
+            deal=self.deal + 1, deals=len(self.source.deals), card=self.card, cards=total
+        )
+        self.query_one("#where", Static).update(Text(where, style="bold"))
+        hands = dict(enumerate(game.hand(s) for s in range(game.num_players)))
+        self.query_one("#position", Static).update(Text(render(game.public_view(), hands)))
+
+    def action_step(self, delta: int) -> None:
+        total = len(self.source.deals[self.deal].play) if self.source.deals else 0
+        self.card = max(0, min(total, self.card + delta))
+        self.show()
+
+    def action_deal(self, delta: int) -> None:
+        self.deal = max(0, min(len(self.source.deals) - 1, self.deal + delta))
+        self.card = 0
+        self.show()
+
+    def action_deal_start(self) -> None:
+        self.card = 0
+        self.show()
+
+    def action_deal_end(self) -> None:
+        self.card = len(self.source.deals[self.deal].play) if self.source.deals else 0
+        self.show()
+
+
+def run_replay(game: Game, **kwargs: Any) -> None:
+    """Step through ``game`` in the terminal."""
+    ReplayApp(game, **kwargs).run()
+
+
+__all__ = ["ReplayApp", "run_replay"]

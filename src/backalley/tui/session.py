@@ -1,0 +1,170 @@
+"""A game at the terminal table, without the screen: who sits where, the bots, and the save.
+
+The game itself stays in the engine; a :class:`Session` only seats one person and the bots,
+asks the bots for their actions from their own views, and writes the game as a
+``backalley/1`` record after every action, so that a closed terminal loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from backalley.bots import Bot, make_bot
+from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
+from backalley.engine import Game
+from backalley.record import read_record, replay, write_record
+from backalley.rules import Ruleset
+
+#: The levels people choose bots by, weakest first.
+LEVELS = ("easy", "medium", "hard", "expert")
+#: The record member that keeps the table's seating, so that a saved game resumes as it was.
+SEATING = "backalley_play"
+
+
+def default_save() -> Path:
+    """Where a game is saved unless ``--save`` says otherwise: the user's data directory."""
+    from platformdirs import user_data_path
+
+    return user_data_path("backalley") / "current-game.json"
+
+
+@dataclass
+class Session:
+    """One person at ``seat``; every other seat a bot (the partner's level, the opponents')."""
+
+    game: Game
+    seat: int
+    partner: str
+    opponents: str
+    save_path: Path | None
+    seed: int
+    bots: dict[int, Bot] = field(default_factory=dict)
+    rngs: dict[int, random.Random] = field(default_factory=dict)
+
+    @classmethod
+    def new(
+        cls,
+        rules: Ruleset,
+        *,
+        seat: int = 0,
+        partner: str = "medium",
+        opponents: str = "medium",
+        seed: int | None = None,
+        save_path: Path | None = None,
+    ) -> Session:
+        """A new game, dealt from ``seed`` (a fresh secret one when not given)."""
+        seed = secrets.randbits(32) if seed is None else seed
+        session = cls(Game(rules, seed=seed), seat, partner, opponents, save_path, seed)
+        session._seat_bots()
+        session.save()
+        return session
+
+    @classmethod
+    def resume(cls, path: Path, save_path: Path | None = None) -> Session:
+        """The game saved in ``path``, with its seating, ready to go on.
+
+        :raises RecordError, ReplayError: when the file is no valid record.
+        """
+        text = path.read_text(encoding="utf-8")
+        record = read_record(text)
+        document = json.loads(text)
+        game = replay(record)
+        seating = document.get(SEATING) or {}
+        seed = int(seating.get("seed", 0))
+        game.attach_rng(random.Random(seed + len(game.deals)))
+        session = cls(
+            game,
+            int(seating.get("seat", 0)),
+            str(seating.get("partner", "medium")),
+            str(seating.get("opponents", "medium")),
+            save_path if save_path is not None else path,
+            seed,
+        )
+        session._seat_bots()
+        return session
+
+    def _seat_bots(self) -> None:
+        rules = self.game.rules
+        partner = rules.partner_of(self.seat)
+        for seat in range(rules.num_players):
+            if seat != self.seat:
+                level = self.partner if seat == partner else self.opponents
+                self.bots[seat] = make_bot(level)
+                self.rngs[seat] = random.Random(self.seed * 7919 + seat)
+
+    # ------------------------------------------------------------------ playing
+
+    @property
+    def human_to_move(self) -> bool:
+        """The person is to bid or play."""
+        return self.game.to_move == self.seat
+
+    def act(self, action: object) -> None:
+        """The person's action (a card, a bid, or their spelling); saved once taken.
+
+        :raises IllegalAction: with the rule it breaks; nothing changes then.
+        """
+        self.game.apply(action)
+        self.save()
+
+    def bot_action(self) -> int:
+        """The bot on turn's choice, from its own view (slow for the strong levels: run it
+        away from the screen's loop). Does not apply it."""
+        seat = self.game.to_move
+        assert seat is not None and seat != self.seat
+        return self.bots[seat].act(self.game.view(seat), self.rngs[seat])
+
+    def apply_bot_action(self, action: int) -> None:
+        """Apply a bot's action and save."""
+        self.game.apply(action)
+        self.save()
+
+    def level_of(self, seat: int) -> str | None:
+        """The level of the bot in ``seat``, or ``None`` for the person."""
+        if seat == self.seat:
+            return None
+        return self.partner if seat == self.game.rules.partner_of(self.seat) else self.opponents
+
+    # ------------------------------------------------------------------ saving
+
+    def record(self) -> dict[str, Any]:
+        """The game as a record, with the seating that lets it resume."""
+        record = write_record(self.game)
+        record[SEATING] = {
+            "seat": self.seat,
+            "partner": self.partner,
+            "opponents": self.opponents,
+            "seed": self.seed,
+        }
+        return record
+
+    def save(self) -> None:
+        """Write the record (atomically: a crash leaves the last save whole)."""
+        if self.save_path is None:
+            return
+        self.save_path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.save_path.with_suffix(".partial")
+        partial.write_text(json.dumps(self.record(), indent=1) + "\n", encoding="utf-8")
+        partial.replace(self.save_path)
+
+
+def hand_order(cards: list[int], trump: int | None) -> list[Card]:
+    """A hand as a player holds it: the Bloopers on top, then the trumps, then the other suits
+    (♠ ♥ ♦ ♣), each from the ace down."""
+
+    def key(card: int) -> tuple[int, int]:
+        if card >= LITTLE_BLOOPER:
+            return (0, BIG_BLOOPER - card)
+        suit = card // 13
+        group = 1 if suit == trump else 2 + suit
+        return (group, -card)
+
+    return [CARDS[c] for c in sorted(cards, key=key)]
+
+
+__all__ = ["LEVELS", "Session", "default_save", "hand_order"]

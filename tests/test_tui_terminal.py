@@ -1,0 +1,53 @@
+"""``backalley play`` in a real terminal: tmux runs it, keys are sent, the screen is read."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from backalley.record import verify
+
+
+def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
+    tmux = shutil.which("tmux")
+    assert tmux, "scripts/test.sh installs tmux"
+    save = tmp_path / "game.json"
+    program = Path(sys.executable).with_name("backalley")
+    name = f"backalley-{os.getpid()}"
+    command = (
+        f"{program} play --option hand_sizes=2,1 --partner easy --opponents easy --seed 1 "
+        f"--pace 0 --save {save}; sleep 30"
+    )
+    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env.pop("TMUX", None)
+
+    def tmux_do(*args: str) -> str:
+        done = subprocess.run([tmux, *args], env=env, capture_output=True, text=True, check=True)
+        return done.stdout
+
+    tmux_do("new-session", "-d", "-s", name, "-x", "110", "-y", "34", command)
+    try:
+        screen = ""
+        for _ in range(400):
+            time.sleep(0.15)
+            screen = tmux_do("capture-pane", "-p", "-t", name)
+            if "The game is over" in screen and "Continue" not in screen:
+                break
+            if "Continue" in screen or "Your card" in screen:
+                tmux_do("send-keys", "-t", name, "Enter")
+            elif "Your bid" in screen:
+                tmux_do("send-keys", "-t", name, "b")
+        assert "The game is over" in screen, screen[-1500:]
+        sheet = [line for line in screen.splitlines() if " = " in line]
+        assert len(sheet) == 2, screen  # one row a deal on the score sheet
+        tmux_do("send-keys", "-t", name, "Escape")
+        time.sleep(1.0)
+        after = tmux_do("capture-pane", "-p", "-t", name)
+        assert "Traceback" not in after and "The game is saved in" in after, after
+    finally:
+        subprocess.run([tmux, "kill-session", "-t", name], env=env, capture_output=True)
+    assert verify(save.read_text()).exit_code == 0
