@@ -172,7 +172,7 @@ async def test_replay_steps_through_deals_and_cards(tmp_path):
         await pilot.press("end")
         assert "card 8 of 8" in str(where.render())
         text = str(app.query_one("#position", Static).render())
-        assert "seat 0" in text and "seat 3" in text
+        assert "seat 0" in text and "seat 3" in text and "contract" in text
 
 
 @pytest.mark.parametrize("screen", ["start", "bidding", "play", "review", "final"])

@@ -32,6 +32,11 @@ def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
     tmux_do("new-session", "-d", "-s", name, "-x", "110", "-y", "34", command)
     try:
         screen = ""
+        for _ in range(600):  # the first run on a machine compiles the solver first
+            time.sleep(0.5)
+            screen = tmux_do("capture-pane", "-p", "-t", name)
+            if "Your bid" in screen or "thinking" in screen:
+                break
         for _ in range(400):
             time.sleep(0.15)
             screen = tmux_do("capture-pane", "-p", "-t", name)

@@ -675,9 +675,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             seed=args.seed,
             save_path=save,
         )
-    levels = {args.partner, args.opponents}
-    if levels & {"hard", "expert"} or session is None:
-        prepare_solver()
+    prepare_solver()  # the review after each deal, hints and the strong bots solve deals
     new_game = {"seat": args.seat, "seed": args.seed, "save_path": save}
     run_play(session, new_game, args.pace)
     saved = save if session is None or session.save_path is None else session.save_path

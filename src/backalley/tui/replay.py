@@ -9,10 +9,10 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
-from backalley.cards import mask_cards
+from backalley.cards import SUIT_SYMBOLS, CardSet, mask_cards
 from backalley.engine import Game
 from backalley.i18n import _
-from backalley.view import render
+from backalley.tui.session import hand_order
 
 
 class ReplayApp(App[None]):
@@ -63,8 +63,7 @@ class ReplayApp(App[None]):
             deal=self.deal + 1, deals=len(self.source.deals), card=self.card, cards=total
         )
         self.query_one("#where", Static).update(Text(where, style="bold"))
-        hands = dict(enumerate(game.hand(s) for s in range(game.num_players)))
-        self.query_one("#position", Static).update(Text(render(game.public_view(), hands)))
+        self.query_one("#position", Static).update(position_text(game))
 
     def action_step(self, delta: int) -> None:
         total = len(self.source.deals[self.deal].play) if self.source.deals else 0
@@ -83,6 +82,44 @@ class ReplayApp(App[None]):
     def action_deal_end(self) -> None:
         self.card = len(self.source.deals[self.deal].play) if self.source.deals else 0
         self.show()
+
+
+def position_text(game: Game) -> Text:
+    """The table with every hand open: the deal, each seat's cards and bid, the trick, the
+    contracts and the scores, in the reader's language."""
+    view = game.public_view()
+    text = Text()
+    if view.deal_kind is None:
+        return text
+    trump = _("no trump") if view.trump is None else _("trump {suit}").format(
+        suit=SUIT_SYMBOLS[view.trump]
+    )  # fmt: skip
+    text.append(
+        _("dealer: seat {seat}").format(seat=view.dealer)
+        + f" · {trump} ({' '.join(map(str, view.turned_up))})\n\n",
+        style="bold",
+    )
+    bids = dict(view.bids)
+    played = dict(view.trick)
+    for seat in range(game.num_players):
+        marker = "›" if seat == view.to_move else " "
+        cards = " ".join(str(c) for c in hand_order(list(CardSet(game.hand(seat))), view.trump))
+        text.append(f"{marker} " + _("seat {seat}").format(seat=seat) + f"  {cards or '-'}")
+        if seat in bids:
+            text.append("   " + _("bid {bid}").format(bid=bids[seat]))
+        if seat in played:
+            text.append("   " + _("played {card}").format(card=played[seat]), style="bold")
+        text.append("\n")
+    text.append("\n")
+    for side, contract in enumerate(view.contracts):
+        shown = "–" if contract is None else str(contract)
+        text.append(
+            _("side {side}: contract {contract}, took {taken}, score {score}").format(
+                side=side, contract=shown, taken=view.tricks_won[side], score=view.scores[side]
+            )
+            + "\n"
+        )
+    return text
 
 
 def run_replay(game: Game, **kwargs: Any) -> None:

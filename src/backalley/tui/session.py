@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from backalley.bots import Bot, make_bot
-from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
+from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, N_, Card
 from backalley.engine import Game
 from backalley.record import read_record, replay, write_record
 from backalley.rules import Ruleset
 
-#: The levels people choose bots by, weakest first.
-LEVELS = ("easy", "medium", "hard", "expert")
+#: The levels people choose bots by, weakest first (marked here for translation).
+LEVELS = (N_("easy"), N_("medium"), N_("hard"), N_("expert"))
 #: The record member that keeps the table's seating, so that a saved game resumes as it was.
 SEATING = "backalley_play"
 
