@@ -1,6 +1,6 @@
 """Write docs/images/play.svg: the terminal game in progress, by the app's own screenshot.
 
-    .venv/bin/python scripts/screenshot.py
+.venv/bin/python scripts/screenshot.py
 """
 
 from __future__ import annotations

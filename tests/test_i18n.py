@@ -31,15 +31,23 @@ def test_every_message_is_translated_with_its_placeholders(lang):
     for message in po:
         if not message.id:
             continue
-        assert message.string and "fuzzy" not in message.flags, message.id
-        assert set(PLACEHOLDER.findall(message.string)) == set(PLACEHOLDER.findall(message.id))
+        ids = forms(message.id)  # a plural message has a form per number, each translated
+        assert "fuzzy" not in message.flags, message.id
+        for string in forms(message.string):
+            assert string, message.id
+            assert set(PLACEHOLDER.findall(string)) == set(PLACEHOLDER.findall(ids[-1]))
+
+
+def forms(text) -> list[str]:
+    """A message's strings: one, or one per plural form."""
+    return [text] if isinstance(text, str) else list(text)
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_compiled_catalog_matches_its_source(lang):
     with open(LOCALE_DIR / lang / "LC_MESSAGES" / "backalley.mo", "rb") as f:
-        compiled = {m.id: m.string for m in read_mo(f) if m.id}
-    source = {m.id: m.string for m in catalog(lang) if m.id}
+        compiled = {tuple(forms(m.id)): forms(m.string) for m in read_mo(f) if m.id}
+    source = {tuple(forms(m.id)): forms(m.string) for m in catalog(lang) if m.id}
     assert compiled == source, "run scripts/i18n.sh compile"
 
 

@@ -60,7 +60,7 @@ def sheet_rows(app: PlayApp) -> int:
 async def test_a_whole_short_game_by_keys_and_clicks(tmp_path):
     session = short_session(tmp_path)
     app = PlayApp(session, pace=0)
-    refused = typed = clicked = reviews = 0
+    refused = typed = clicked = reviews = typed_bids = clicked_bids = 0
     async with app.run_test(size=SIZE) as pilot:
         for _ in range(200):
             await settle(pilot, app, session)
@@ -78,8 +78,14 @@ async def test_a_whole_short_game_by_keys_and_clicks(tmp_path):
             view = game.view(session.seat)
             legal = set(view.legal_actions)
             if game.phase == Phase.BID:
-                assert {b.bid for b in app.screen.query(BidButton)} == legal
-                await pilot.press("b")  # board: always a legal bid
+                buttons = list(app.screen.query(BidButton))
+                assert {b.bid for b in buttons} == legal
+                if clicked_bids <= typed_bids:
+                    await pilot.click(next(b for b in buttons if str(b.label) == "board"))
+                    clicked_bids += 1
+                else:
+                    await pilot.press("b")  # board: always a legal bid
+                    typed_bids += 1
                 continue
             cards = list(app.screen.query(CardButton))
             assert [b.card for b in cards] == hand_order(list(view.hand), view.trump)
@@ -102,8 +108,25 @@ async def test_a_whole_short_game_by_keys_and_clicks(tmp_path):
         assert session.game.is_over
         assert "The game is over" in status(app)
         assert sheet_rows(app) == 3 and reviews == 3
-    assert typed and clicked
+    assert typed and clicked and typed_bids and clicked_bids
     assert verify(session.save_path.read_text()).exit_code == 0
+
+
+@run_async
+async def test_the_hint_key_shows_the_expert_bots_choice(tmp_path):
+    session = short_session(tmp_path)
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, session)
+        await pilot.press("question_mark")
+        for _ in range(300):
+            await pilot.pause(0.02)
+            if "Hint:" in status(app):
+                break
+        assert "Hint: the expert bot would choose" in status(app)
+        legal = {str(a) for a in session.game.view(session.seat).legal_actions}
+        chosen = status(app).split("would choose ")[1].split()[0]
+        assert chosen in legal
 
 
 @run_async

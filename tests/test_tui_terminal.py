@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -56,3 +57,47 @@ def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
     finally:
         subprocess.run([tmux, "kill-session", "-t", name], env=env, capture_output=True)
     assert verify(save.read_text()).exit_code == 0
+
+
+def test_ctrl_c_and_a_closed_terminal_leave_a_resumable_save(tmp_path):
+    tmux = shutil.which("tmux")
+    assert tmux
+    save = tmp_path / "game.json"
+    program = Path(sys.executable).with_name("backalley")
+    env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env.pop("TMUX", None)
+
+    def tmux_do(*args: str) -> str:
+        done = subprocess.run([tmux, *args], env=env, capture_output=True, text=True)
+        return done.stdout
+
+    def wait_for(name: str, text: str) -> str:
+        for _ in range(600):
+            time.sleep(0.2)
+            screen = tmux_do("capture-pane", "-p", "-t", name)
+            if text in screen:
+                return screen
+        raise AssertionError(f"{text!r} never appeared")
+
+    name = f"backalley-c-{os.getpid()}"
+    start = f"{program} play --partner easy --opponents easy --seed 4 --pace 0 --save {save}"
+    tmux_do("new-session", "-d", "-s", name, "-x", "110", "-y", "34", start + "; sleep 30")
+    try:
+        wait_for(name, "Your")
+        tmux_do("send-keys", "-t", name, "C-c")
+        screen = wait_for(name, "The game is saved in")
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run([tmux, "kill-session", "-t", name], env=env, capture_output=True)
+    first = json.loads(save.read_text())
+    assert verify(first).exit_code == 0
+    name = f"backalley-h-{os.getpid()}"
+    resume = f"{program} play --resume {save} --pace 0"
+    tmux_do("new-session", "-d", "-s", name, "-x", "110", "-y", "34", resume)
+    try:
+        wait_for(name, "Your")
+    finally:  # the terminal closes with the game open
+        subprocess.run([tmux, "kill-session", "-t", name], env=env, capture_output=True)
+    time.sleep(0.5)
+    again = json.loads(save.read_text())
+    assert verify(again).exit_code == 0 and again["deals"][0] == first["deals"][0]

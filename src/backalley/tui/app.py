@@ -225,7 +225,7 @@ class TableScreen(Screen[None]):
             view.rules.name,
             _("deal {number}").format(number=view.deal_number + 1),
             ngettext("{cards} card", "{cards} cards", view.hand_size).format(cards=view.hand_size),
-            f"{trump} ({_('turn-up')} {turned})",
+            _("{trump} (turn-up {cards})").format(trump=trump, cards=turned),
             _("dealer: {seat}").format(seat=seat_label(self.session, view.dealer)),
         ]
         text = Text(" · ".join(parts), style="bold")
@@ -347,7 +347,8 @@ class TableScreen(Screen[None]):
         for side in range(rules.num_sides):
             seats = rules.seats_of(side)
             if len(seats) == 1:
-                who = seat_label(self.session, seats[0])
+                seat = seats[0]
+                who = _("You") if seat == self.session.seat else place_of(self.session, seat)
             else:
                 who = _("us") if self.session.seat in seats else _("them")
             sheet.add_column(who)
@@ -436,9 +437,11 @@ class TableScreen(Screen[None]):
             for card in mine:
                 better = " ".join(str(c) for c in card.better)
                 text.append(
-                    _("Trick {trick}: {card} gave {cost} trick(s) away; better: {better}").format(
-                        trick=card.trick + 1, card=card.card, cost=card.cost, better=better
-                    )
+                    ngettext(
+                        "Trick {trick}: {card} gave {cost} trick away; better: {better}",
+                        "Trick {trick}: {card} gave {cost} tricks away; better: {better}",
+                        card.cost,
+                    ).format(trick=card.trick + 1, card=card.card, cost=card.cost, better=better)
                     + "\n",
                     style="yellow",
                 )
