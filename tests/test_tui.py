@@ -190,6 +190,10 @@ async def test_replay_steps_through_deals_and_cards(tmp_path):
         assert "card 2 of 12" in str(where.render())
         await pilot.press("left")
         assert "card 1 of 12" in str(where.render())
+        await pilot.press("shift+right")
+        assert "card 4 of 12" in str(where.render())  # the second trick
+        await pilot.press("shift+right", "shift+left", "shift+left")
+        assert "card 0 of 12" in str(where.render())
         await pilot.press("down")
         assert "deal 2 of 3 · card 0 of 8" in str(where.render())
         await pilot.press("end")

@@ -24,6 +24,7 @@ def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
         f"--pace 0 --save {save}; sleep 30"
     )
     env = {**os.environ, "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    env["NO_COLOR"] = "1"  # a terminal without colour: the game must still read
     env.pop("TMUX", None)
 
     def tmux_do(*args: str) -> str:

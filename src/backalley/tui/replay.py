@@ -16,12 +16,15 @@ from backalley.tui.session import hand_order
 
 
 class ReplayApp(App[None]):
-    """Any position of a recorded game, every hand shown: ←/→ a card, ↑/↓ a deal."""
+    """Any position of a recorded game, every hand shown: ←/→ a card, shift+←/→ a trick,
+    ↑/↓ a deal."""
 
     CSS = "#position { padding: 1 2; } #where { padding: 0 2; background: $boost; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("right", "step(1)", _("Next card")),
         Binding("left", "step(-1)", _("Previous card")),
+        Binding("shift+right", "trick(1)", _("Next trick")),
+        Binding("shift+left", "trick(-1)", _("Previous trick")),
         Binding("down", "deal(1)", _("Next deal")),
         Binding("up", "deal(-1)", _("Previous deal")),
         Binding("home", "deal_start", _("Start of deal")),
@@ -68,6 +71,21 @@ class ReplayApp(App[None]):
     def action_step(self, delta: int) -> None:
         total = len(self.source.deals[self.deal].play) if self.source.deals else 0
         self.card = max(0, min(total, self.card + delta))
+        self.show()
+
+    def action_trick(self, delta: int) -> None:
+        """To the start of the next (or this, or the previous) trick."""
+        if not self.source.deals:
+            return
+        deal = self.source.deals[self.deal]
+        size = len(deal.seats)
+        total = len(deal.play)
+        start = self.card - self.card % size
+        if delta > 0:
+            self.card = min(total, start + size)
+        else:
+            self.card = start - size if self.card == start else start
+            self.card = max(0, self.card)
         self.show()
 
     def action_deal(self, delta: int) -> None:
