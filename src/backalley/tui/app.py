@@ -403,7 +403,13 @@ class TableScreen(Screen[None]):
             self.app.push_screen(DealReviewScreen(text), lambda _result: self.after_review())
             return
         if finished:
-            self.message = Text(_("Every player passed: the deal is dealt again."), style="yellow")
+            renig = game.deals[finished[-1]].thrown_in == "renig"
+            said = (
+                _("A hand held no honour and no trump (renig, D6): the deal is dealt again.")
+                if renig
+                else _("Every player passed: the deal is dealt again.")
+            )
+            self.message = Text(said, style="yellow")
             self.refresh_table()
         self.next_turn()
 
