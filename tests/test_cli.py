@@ -163,6 +163,8 @@ def test_help_shows_the_defaults(capsys, command, shown):
         (["simulate", "--games", "many"], "'many' is not a whole number"),
         (["arena", "random", "random", "--jobs", "-2"], "-2 is not 1 or more"),
         (["simulate", "--seed", "x"], "'x' is not a whole number"),
+        (["play", "--pace", "soon"], "'soon' is not a number of seconds"),
+        (["play", "--partner", "genius"], "unknown level 'genius'"),
     ],
 )
 def test_bad_numbers_are_refused_without_internal_names(capsys, args, fragment):

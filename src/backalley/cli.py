@@ -148,14 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
             "after every action; --resume goes on with a saved game."
         ),
     )
-    table.add_argument("--rules", metavar="PRESET", help=_("preset: standard, classic, classic3"))
-    table.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help=_("override an option of the preset (repeatable), e.g. hand_sizes=7,6,5"),
-    )
+    _add_rules_arguments(table, asked=True)
     table.add_argument(
         "--seat", type=_integer, default=0, help=_with_default(_("the seat you take"))
     )
@@ -168,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--seed", type=_integer, help=_("seed for the deals (default: random)"))
     table.add_argument(
         "--pace",
-        type=float,
+        type=_seconds,
         default=0.8,
         metavar="SECONDS",
         help=_with_default(_("the least time a bot takes over an action, so you can follow")),
@@ -257,12 +250,14 @@ def _read_input(name: str) -> bytes:
     return sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
 
 
-def _add_rules_arguments(parser: argparse.ArgumentParser) -> None:
+def _add_rules_arguments(parser: argparse.ArgumentParser, asked: bool = False) -> None:
+    """``--rules`` and ``--option``; ``asked``: no default preset (the start screen asks)."""
+    preset = _("preset: standard, classic, classic3")
     parser.add_argument(
         "--rules",
-        default="standard",
+        default=None if asked else "standard",
         metavar="PRESET",
-        help=_with_default(_("preset: standard, classic, classic3")),
+        help=preset if asked else _with_default(preset),
     )
     parser.add_argument(
         "--option",
@@ -286,6 +281,19 @@ def _integer(text: str) -> int:
         raise argparse.ArgumentTypeError(
             _("{text} is not a whole number").format(text=repr(text))
         ) from None
+
+
+def _seconds(text: str) -> float:
+    """A duration in seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not a number of seconds").format(text=repr(text))
+        )
+    return value
 
 
 def _positive(text: str) -> int:
