@@ -16,6 +16,7 @@ from backalley.rules import Phase, Ruleset
 from backalley.tui.app import BidButton, CardButton, DealReviewScreen, PlayApp, StartScreen
 from backalley.tui.replay import ReplayApp
 from backalley.tui.session import Session, hand_order
+from support import deal, game_of
 
 SIZE = (110, 34)
 
@@ -233,3 +234,41 @@ def test_snapshots(snap_compare, tmp_path, screen):
             await act(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=reach)
+
+
+def built_session(tmp_path: Path, hands: list[str]) -> Session:
+    """A one-card deal dealt by hand (hearts trump), the person in seat 0 to lead."""
+    game = game_of(hand_sizes=[1])
+    deal(game, 3, hands, top="2H")
+    session = Session(game, 0, "easy", "easy", tmp_path / "g.json", 0)
+    session._seat_bots()
+    return session
+
+
+@run_async
+async def test_a_claim_the_solver_proves_completes_the_deal(tmp_path):
+    session = built_session(tmp_path, ["BJ", "2S", "3S", "4S"])
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, session)
+        await pilot.press("b")  # board: seat 0 leads
+        await settle(pilot, app, session)
+        await pilot.press("exclamation_mark")
+        await settle(pilot, app, session)
+        assert session.game.is_over and session.game.deals[0].tricks == [1, 0]
+    assert verify(session.save_path.read_text()).exit_code == 0
+
+
+@run_async
+async def test_a_claim_that_does_not_hold_is_refused_and_changes_nothing(tmp_path):
+    session = built_session(tmp_path, ["2S", "AS", "3S", "4S"])
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, session)
+        await pilot.press("b")
+        await settle(pilot, app, session)
+        before = json.dumps(session.record())
+        await pilot.press("exclamation_mark")
+        await pilot.pause()
+        assert "Claim refused" in status(app)
+        assert json.dumps(session.record()) == before

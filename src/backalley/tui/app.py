@@ -18,7 +18,7 @@ from textual.containers import Center, Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Label, Select, Static
 
-from backalley.analysis import hint, review
+from backalley.analysis import claim, hint, review
 from backalley.cards import SUIT_SYMBOLS, Card
 from backalley.engine import IllegalAction
 from backalley.i18n import _, explain, ngettext
@@ -154,6 +154,7 @@ class TableScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "hint", _("Hint")),
         Binding("v", "last_trick", _("Last trick")),
+        Binding("exclamation_mark", "claim", _("Claim the rest")),
         Binding("left", "focus_previous", _("Previous"), show=False),
         Binding("right", "focus_next", _("Next"), show=False),
         Binding("escape,ctrl+q", "app.quit", _("Save and quit")),
@@ -313,7 +314,7 @@ class TableScreen(Screen[None]):
             "\n"
             + _(
                 "keys: arrows and Enter, or type a card (qh) or a bid (3, p, b) · "
-                "? hint · v last trick · Esc save and quit"
+                "? hint · v last trick · ! claim the rest · Esc save and quit"
             ),
             style="dim",
         )
@@ -540,6 +541,23 @@ class TableScreen(Screen[None]):
         self.query_one("#status", Static).update(
             self.status_text(self.session.game.view(self.session.seat))
         )
+
+    def action_claim(self) -> None:
+        """Claim every remaining trick: accepted when the solver proves it (the deal is then
+        played out), refused with nothing changed otherwise."""
+        session = self.session
+        if session.game.phase != Phase.PLAY or not session.human_to_move:
+            return
+        settled = claim(session.game, session.seat)
+        if not settled.accepted:
+            self.message = Text(
+                _("Claim refused: the other side can still take a trick."), style="bold red"
+            )
+            self.refresh_table()
+            return
+        session.save()
+        self.after_action()
+        self.message = Text(_("Claim accepted: the rest of the tricks are yours."), style="green")
 
     def action_last_trick(self) -> None:
         self.show_last = not self.show_last
