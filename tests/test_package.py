@@ -166,7 +166,20 @@ SEAT_ARITHMETIC = [
     (re.compile(r"\.index\(seat\)\s*\+\s*1"), "the next seat among the seats dealt in"),
     (re.compile(r"seats\[\(.*\+ 1\) %"), "the next seat among the seats dealt in"),
 ]
-CLIENTS = ["view.py", "record.py", "bots/heuristic.py", "bots/pimc.py", "solver/__init__.py"]
+CLIENTS = [
+    "view.py",
+    "record.py",
+    "bots/heuristic.py",
+    "bots/pimc.py",
+    "solver/__init__.py",
+    "analysis.py",
+    "report.py",
+    "arena.py",
+    "simulation.py",
+    "tui/app.py",
+    "tui/session.py",
+    "tui/replay.py",
+]
 
 
 @pytest.mark.parametrize("client", CLIENTS)
