@@ -40,14 +40,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from backalley.bots import LEVELS, needs_solver
 from backalley.cards import CARDS, N_, SUITS, BackAlleyError, Card, mask_cards
 from backalley.engine import Deal, Game, Phase
 from backalley.record import Record, read_record, replay
-from backalley.rules import BIDS, PASS, Bid, DealKind, Ruleset
+from backalley.rules import BIDS, PASS, Bid, DealKind, Ruleset, named_action
 from backalley.solver import Position, card_values, tricks
 
 #: The levels whose bots can say why they chose: they solve sampled deals.
-ADVISERS = ("hard", "expert")
+ADVISERS = tuple(level for level in LEVELS if needs_solver(level))
 
 
 class AnalysisError(BackAlleyError):
@@ -350,8 +351,8 @@ def hint(game: Game, seat: int, *, adviser: str = "expert", seed: int = 0) -> Hi
     decision = _adviser(adviser)(game, random.Random(seed))
     return Hint(
         seat,
-        _named(decision.action),
-        {_named(a): v for a, v in decision.expected.items()},
+        named_action(decision.action),
+        {named_action(a): v for a, v in decision.expected.items()},
         decision.tricks,
         decision.fell_back,
     )
@@ -378,10 +379,6 @@ def _adviser(level: str) -> Callable[[Game, random.Random], Any]:
         return bot.decide(game.view(seat), rng)
 
     return ask
-
-
-def _named(action: int) -> Card | Bid:
-    return CARDS[action] if action < PASS else BIDS[action - PASS]
 
 
 # ---------------------------------------------------------------------------- claims

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from backalley import __version__
 from backalley.cards import N_
-from backalley.i18n import LANGUAGES, _, explain, use_language
+from backalley.i18n import LANGUAGES, _, explain, side_name, use_language
 from backalley.record import dumps, verify
 from backalley.rules import OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
 from backalley.simulation import Stats, simulate
@@ -354,8 +354,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         text = _read_input(args.file)
     except OSError as error:
-        reason = error.strerror or str(error)
-        message = _("cannot read {file}: {reason}").format(file=args.file, reason=reason)
+        message = _cannot_read(args.file, error)
         verdict_output: dict[str, Any] = {"ok": False, "error": {"rule": None, "message": message}}
         print(json.dumps(verdict_output, indent=2))
         return 2
@@ -428,7 +427,7 @@ def summary_table(stats: Stats, seed: int) -> Table:
     table.add_row(_("games per second"), f"{stats.games / seconds:,.1f}")
     table.add_row(_("actions per second"), f"{stats.actions / seconds:,.0f}")
     for side in range(rules.num_sides):
-        name = _side_name(rules, side)
+        name = side_name(rules, side)
         table.add_row(
             _("{side}: mean score ± sd").format(side=name),
             f"{stats.mean(side):,.1f} ± {stats.spread(side):,.1f}",
@@ -443,12 +442,6 @@ def summary_table(stats: Stats, seed: int) -> Table:
     table.add_row(_("renig throw-ins"), f"{stats.renigs:,}")
     table.add_row(_("games with a tie-breaker"), _share(stats.tie_breakers, stats.games))
     return table
-
-
-def _side_name(rules: Ruleset, side: int) -> str:
-    if rules.num_players == 3:
-        return _("seat {seat}").format(seat=side)
-    return _("side {side} (seats {a} & {b})").format(side=side, a=side, b=side + 2)
 
 
 def _percent(count: int, total: int) -> str:
@@ -476,11 +469,11 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if out is not None:
         _make_folder(out)
     pairs = deal_sets(rules, args.games)
-    games = pairs * len(seatings(rules.num_players))
-    if games != args.games:
+    each = len(seatings(rules.num_players))
+    if pairs * each != args.games:
         print(
             _("Playing {games} games: {sets} deal sets, each played {each} times").format(
-                games=games, sets=pairs, each=len(seatings(rules.num_players))
+                games=pairs * each, sets=pairs, each=each
             ),
             file=sys.stderr,
         )
@@ -604,18 +597,9 @@ def plot_match(report: Any, path: Path) -> None:
 def cmd_solve(args: argparse.Namespace) -> int:
     """``backalley solve RECORD``: every legal card's double-dummy value."""
     from backalley.cards import card_name
-    from backalley.record import RecordError, ReplayError, read_record, replay
     from backalley.solver import NotInPlay, Position, card_values
 
-    try:
-        text = _read_input(args.file)
-        game = replay(read_record(text))
-    except OSError as error:
-        reason = error.strerror or str(error)
-        message = _("cannot read {file}: {reason}").format(file=args.file, reason=reason)
-        raise UsageError(message) from None
-    except (RecordError, ReplayError) as error:
-        raise UsageError(_("not a valid record: {problem}").format(problem=error)) from None
+    game = _read_game(args.file)
     try:
         position = Position.from_game(game)
     except NotInPlay:
@@ -667,8 +651,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         try:
             session = Session.resume(args.resume, save_path=args.save)
         except OSError as error:
-            message = _("cannot read {file}: {reason}")
-            raise UsageError(message.format(file=args.resume, reason=error.strerror)) from None
+            raise UsageError(_cannot_read(args.resume, error)) from None
         except (RecordError, ReplayError) as error:
             raise UsageError(_invalid_record(error)) from None
     elif args.rules or args.option or args.partner or args.opponents:
@@ -698,10 +681,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """``backalley replay RECORD``: step through it, hands open."""
-    from backalley.record import replay
     from backalley.tui.replay import run_replay
 
-    run_replay(replay(_read_record(args.file)))
+    run_replay(_read_game(args.file))
     return 0
 
 
@@ -710,19 +692,29 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def _read_record(name: str) -> Any:
     """The record in file ``name`` (``-``: standard input), read and checked."""
-    from backalley.record import RecordError, ReplayError, read_record
+    from backalley.record import RecordError, read_record
 
     try:
         return read_record(_read_input(name))
     except OSError as error:
-        reason = error.strerror or str(error)
-        raise UsageError(
-            _("cannot read {file}: {reason}").format(file=name, reason=reason)
-        ) from None
-    except (RecordError, ReplayError) as error:
-        raise UsageError(
-            _("not a valid record: {problem}").format(problem=explain(error))
-        ) from None
+        raise UsageError(_cannot_read(name, error)) from None
+    except RecordError as error:
+        raise UsageError(_invalid_record(error)) from None
+
+
+def _read_game(name: str) -> Any:
+    """The game of the record in file ``name``, replayed through the engine."""
+    from backalley.record import ReplayError, replay
+
+    try:
+        return replay(_read_record(name))
+    except ReplayError as error:
+        raise UsageError(_invalid_record(error)) from None
+
+
+def _cannot_read(name: object, error: OSError) -> str:
+    reason = error.strerror or str(error)
+    return _("cannot read {file}: {reason}").format(file=name, reason=reason)
 
 
 def _invalid_record(error: Any) -> str:
@@ -787,10 +779,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 def cmd_hint(args: argparse.Namespace) -> int:
     """``backalley hint RECORD``: the expert bot's choice for the seat on turn, and why."""
     from backalley.analysis import AnalysisError, hint
-    from backalley.record import replay
     from backalley.rules import Bid
 
-    game = replay(_read_record(args.file))
+    game = _read_game(args.file)
     seat = game.to_move if args.seat is None else args.seat
     if seat is None:
         raise UsageError(_("the record does not end with a bid or card due: no hint"))

@@ -72,6 +72,8 @@ from backalley.rules import (
     Ruleset,
     action_name,
     bid_action,
+    bidding_order,
+    named_action,
     next_seat,
     parse_bid,
 )
@@ -233,7 +235,7 @@ class Deal:
         if self.thrown_in is not None:
             lines.append(f"thrown in: {self.thrown_in}")
         if self.bids:
-            order = tuple((self.dealer + 1 + i) % len(self.hands) for i in range(len(self.hands)))
+            order = bidding_order(self.dealer, len(self.hands))
             bids = zip(order, map(action_name, self.bids), strict=False)
             lines.append("bids    " + " · ".join(f"seat {s} {b}" for s, b in bids))
         leader = self.leader
@@ -475,10 +477,12 @@ class Game:
         """
         kind, size, seats = self.next_deal()
         expected = self.expected_dealer()
-        if isinstance(dealer, bool) or not isinstance(dealer, int):
+        if (
+            isinstance(dealer, bool)
+            or not isinstance(dealer, int)
+            or not 0 <= dealer < self.num_players
+        ):
             raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=repr(dealer))
-        if not 0 <= dealer < self.num_players:
-            raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=dealer)
         if expected is not None and dealer != expected:
             raise IllegalAction(
                 "D1",
@@ -691,8 +695,7 @@ class Game:
                 count = len(trick)
                 if count == 1:
                     self._lead_seat = seat
-                    tm = self._tmask
-                    self._lead_mask = tm if tm >> action & 1 else SUIT_MASKS[action // 13]
+                    self._lead_mask = follow_mask(action, self._tmask)
                     self._to_move = self._next[seat]
                 elif count < self._active:
                     self._to_move = self._next[seat]
@@ -989,14 +992,11 @@ class Game:
             (leader, tuple(map(CARDS.__getitem__, cards))) for leader, cards in self._trick_log
         )
         trick = tuple((s, CARDS[c]) for s, c in self.trick)
-        played = 0
-        for card in deal.play:
-            played |= 1 << card
         exchange = deal.exchange
         to_move = self.to_move
         legal: tuple[Card | Bid, ...] = ()
         if seat is not None and to_move == seat:
-            legal = tuple(CARDS[a] if a < PASS else BIDS[a - PASS] for a in self.legal_actions())
+            legal = tuple(map(named_action, self.legal_actions()))
         return SeatView(
             rules=self.rules,
             seat=seat,
@@ -1024,7 +1024,7 @@ class Game:
             trick=trick,
             completed_tricks=tricks,
             tricks_won=tuple(deal.tricks),
-            played=CardSet(played),
+            played=CardSet(mask_of(deal.play)),
             voids=voids(
                 [*self._trick_log, (self._lead_seat, self._trick)]
                 if self._trick

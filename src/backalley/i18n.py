@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from backalley.cards import BackAlleyError
+    from backalley.rules import Ruleset
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DOMAIN = "backalley"
@@ -65,6 +66,22 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, count: int) -> str:
     """The translation of a message whose form depends on ``count``."""
     return _translations.ngettext(singular, plural, count)
+
+
+def trump_name(trump: int | None) -> str:
+    """``trump ♥`` or ``no trump``, in the reader's language."""
+    from backalley.cards import SUIT_SYMBOLS
+
+    return _("no trump") if trump is None else _("trump {suit}").format(suit=SUIT_SYMBOLS[trump])
+
+
+def side_name(rules: Ruleset, side: int) -> str:
+    """A side as the score sheet names it: ``side 0 (seats 0 & 2)``, or ``seat 1`` when a
+    player is a side alone (``classic3``)."""
+    seats = rules.seats_of(side)
+    if len(seats) == 1:
+        return _("seat {seat}").format(seat=seats[0])
+    return _("side {side} (seats {a} & {b})").format(side=side, a=seats[0], b=seats[1])
 
 
 def explain(error: BackAlleyError) -> str:

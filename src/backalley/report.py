@@ -13,9 +13,9 @@ from rich.table import Table
 from rich.text import Text
 
 from backalley.analysis import BidReview, CardReview, DealReview, Review
-from backalley.cards import N_, SUIT_SYMBOLS, trump_mask
+from backalley.cards import N_, trump_mask
 from backalley.engine import trick_winner
-from backalley.i18n import _, language
+from backalley.i18n import _, language, side_name, trump_name
 from backalley.rules import Ruleset
 
 
@@ -31,19 +31,6 @@ def seat_name(seat: int, players: tuple[str, ...] | None, short: bool = False) -
     if short:
         return players[seat]
     return _("{name} (seat {seat})").format(name=players[seat], seat=seat)
-
-
-def side_name(rules: Ruleset, side: int) -> str:
-    """A side as the score sheet names it."""
-    seats = rules.seats_of(side)
-    if len(seats) == 1:
-        return _("seat {seat}").format(seat=seats[0])
-    return _("side {side} (seats {a} & {b})").format(side=side, a=seats[0], b=seats[1])
-
-
-def trump_name(trump: int | None) -> str:
-    """``trump ♥`` or ``no trump``, in the reader's language."""
-    return _("no trump") if trump is None else _("trump {suit}").format(suit=SUIT_SYMBOLS[trump])
 
 
 def deal_title(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> str:

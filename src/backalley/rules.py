@@ -34,7 +34,7 @@ from typing import Any, Final, Literal
 
 from mypy_extensions import mypyc_attr
 
-from backalley.cards import N_, BackAlleyError, card_name
+from backalley.cards import CARDS, N_, BackAlleyError, Card, card_name
 
 PRESETS = ("standard", "classic", "classic3")
 
@@ -151,6 +151,16 @@ class Bid(int):
 BIDS: tuple[Bid, ...] = tuple(Bid(action) for action in range(PASS, BOARD + 1))
 
 
+def named_action(action: int) -> Card | Bid:
+    """An action as views name it: a :class:`~backalley.cards.Card` or a :class:`Bid`."""
+    return CARDS[action] if action < PASS else BIDS[action - PASS]
+
+
+def bidding_order(dealer: int, num_players: int) -> tuple[int, ...]:
+    """Every seat in the order they bid: from the dealer's left, clockwise (B1)."""
+    return tuple((dealer + 1 + i) % num_players for i in range(num_players))
+
+
 def next_seat(seat: int, seats: Sequence[int]) -> int:
     """The seat that plays after ``seat`` among ``seats``, the seats dealt in, clockwise (C4;
     in an E3 tie-breaker a player may sit out)."""
@@ -242,8 +252,7 @@ class Ruleset:
 
     def bidding_order(self, dealer: int) -> tuple[int, ...]:
         """Every seat in the order they bid: from the dealer's left, clockwise (B1)."""
-        n = self.num_players
-        return tuple((dealer + 1 + i) % n for i in range(n))
+        return bidding_order(dealer, self.num_players)
 
     @classmethod
     def preset(cls, name: str, /, **options: Any) -> Ruleset:

@@ -99,7 +99,13 @@ def _pimc(**settings: float | None) -> Bot:
 #: Bots by name.
 BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "heuristic": _heuristic, "pimc": _pimc}
 #: Levels people choose from, and the bot behind each.
-LEVELS: dict[str, str] = {"easy": "random", "medium": "heuristic", "hard": "pimc", "expert": "pimc"}
+#: (The names are marked for translation: a player chooses among them.)
+LEVELS: dict[str, str] = {
+    N_("easy"): "random",
+    N_("medium"): "heuristic",
+    N_("hard"): "pimc",
+    N_("expert"): "pimc",
+}
 #: The budgets that make ``pimc`` a ``hard`` or an ``expert`` player: deals solved per
 #: decision, seconds per decision, and solver nodes per deal.
 LEVEL_SETTINGS: dict[str, dict[str, float]] = {

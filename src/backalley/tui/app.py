@@ -19,10 +19,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, DataTable, Footer, Label, Select, Static
 
 from backalley.analysis import claim, hint, review
-from backalley.cards import SUIT_SYMBOLS, Card
+from backalley.cards import RANKS, SUIT_SYMBOLS, Card
 from backalley.engine import IllegalAction
-from backalley.i18n import _, explain, ngettext
-from backalley.rules import BOARD, PASS, Bid, DealKind, Phase, Ruleset
+from backalley.i18n import _, explain, ngettext, trump_name
+from backalley.rules import BOARD, PASS, PRESETS, Bid, DealKind, Phase, Ruleset
 from backalley.tui.session import LEVELS, Session, hand_order
 
 MIN_SIZE = (80, 24)
@@ -39,8 +39,8 @@ def card_text(card: int) -> Text:
     """A card as a player reads it: ``Q♥`` in red, ``10♣`` in black, the Bloopers named."""
     card = Card(card)
     if card.suit is None:
-        return Text("BJ" if card == 53 else "LJ", style="bold magenta")
-    rank = "23456789TJQKA"[card.rank]
+        return Text(str(card), style="bold magenta")
+    rank = RANKS[card.rank]
     shown = ("10" if rank == "T" else rank) + SUIT_SYMBOLS[card.suit]
     return Text(shown, style="bold red" if card.suit in (1, 2) else "bold")
 
@@ -84,37 +84,23 @@ class StartScreen(Screen[dict[str, Any]]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", _("Quit"))]
 
+    def choices(self) -> list[tuple[str, str, list[tuple[str, str]], str]]:
+        """Each choice: its id, its label, its options (shown, value) and the default."""
+        levels = [(_(level), level) for level in LEVELS]
+        length = [(_("short game (up to 7 cards)"), "short"), (_("full game"), "full")]
+        return [
+            ("preset", _("Rules"), [(name, name) for name in PRESETS], "standard"),
+            ("length", _("Length"), length, "short"),
+            ("partner", _("Your partner"), levels, "medium"),
+            ("opponents", _("Your opponents"), levels, "medium"),
+        ]
+
     def compose(self) -> ComposeResult:
         yield Static(_("Back Alley"), id="title")
         with Center(), Vertical(id="choices"):
-            yield Label(_("Rules"))
-            yield Select(
-                [(name, name) for name in ("standard", "classic", "classic3")],
-                value="standard",
-                allow_blank=False,
-                id="preset",
-            )
-            yield Label(_("Length"))
-            yield Select(
-                [(_("short game (up to 7 cards)"), "short"), (_("full game"), "full")],
-                value="short",
-                allow_blank=False,
-                id="length",
-            )
-            yield Label(_("Your partner"))
-            yield Select(
-                [(_(level), level) for level in LEVELS],
-                value="medium",
-                allow_blank=False,
-                id="partner",
-            )
-            yield Label(_("Your opponents"))
-            yield Select(
-                [(_(level), level) for level in LEVELS],
-                value="medium",
-                allow_blank=False,
-                id="opponents",
-            )
+            for choice, label, options, default in self.choices():
+                yield Label(label)
+                yield Select(options, value=default, allow_blank=False, id=choice)
             yield Button(_("Start"), id="start", variant="primary")
         yield Footer()
 
@@ -122,8 +108,8 @@ class StartScreen(Screen[dict[str, Any]]):
         if event.button.id == "start":
             self.dismiss(
                 {
-                    name: self.query_one(f"#{name}", Select).value
-                    for name in ("preset", "length", "partner", "opponents")
+                    choice: self.query_one(f"#{choice}", Select).value
+                    for choice, *_rest in self.choices()
                 }
             )
 
@@ -168,6 +154,7 @@ class TableScreen(Screen[None]):
         self.message = Text("")
         self.show_last = False
         self.deals_seen = len(session.game.deals)
+        self.sheet_rows = -1  #: scored deals on the score sheet (-1: not drawn yet)
 
     def compose(self) -> ComposeResult:
         yield Static(id="info")
@@ -217,11 +204,7 @@ class TableScreen(Screen[None]):
         if view.deal_kind is None:
             return Text("")
         turned = " ".join(str(c) for c in view.turned_up)
-        trump = (
-            _("no trump") if view.trump is None else _("trump {suit}").format(
-                suit=SUIT_SYMBOLS[view.trump]
-            )
-        )  # fmt: skip
+        trump = trump_name(view.trump)
         parts = [
             view.rules.name,
             _("deal {number}").format(number=view.deal_number + 1),
@@ -355,13 +338,19 @@ class TableScreen(Screen[None]):
             sheet.add_column(who)
 
     def fill_sheet(self) -> None:
+        """A row per scored deal, as on paper; redrawn only when a deal has been scored."""
+        game = self.session.game
+        scored = [d for d in game.deals if d.points is not None and d.thrown_in is None]
+        if len(scored) == self.sheet_rows:
+            return
+        self.sheet_rows = len(scored)
         sheet = self.query_one("#sheet", DataTable)
         sheet.clear()
-        game = self.session.game
         totals = [0] * game.num_sides
         for number, deal in enumerate(game.deals):
-            if deal.points is None or deal.thrown_in is not None:
+            if deal not in scored:
                 continue
+            assert deal.points is not None
             cells = []
             for side, points in enumerate(deal.points):
                 totals[side] += points
@@ -388,7 +377,7 @@ class TableScreen(Screen[None]):
         self.app.call_from_thread(self.after_bot, action)
 
     def after_bot(self, action: int) -> None:
-        self.session.apply_bot_action(action)
+        self.session.act(action)
         self.after_action()
 
     def after_action(self) -> None:
@@ -510,10 +499,8 @@ class TableScreen(Screen[None]):
 
     def typed_card(self) -> None:
         typed = self.typed
-        if typed in ("1",) or (len(typed) == 1):
-            return  # a rank so far (or the 1 of 10)
-        if typed == "10":
-            return
+        if len(typed) < 2 or typed == "10":
+            return  # a rank so far
         self.typed = ""
         self.play_action(typed)
 

@@ -9,9 +9,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Footer, Static
 
-from backalley.cards import SUIT_SYMBOLS, CardSet, mask_cards
+from backalley.cards import CardSet, mask_cards
 from backalley.engine import Game
-from backalley.i18n import _
+from backalley.i18n import _, trump_name
 from backalley.tui.session import hand_order
 
 
@@ -109,9 +109,7 @@ def position_text(game: Game) -> Text:
     text = Text()
     if view.deal_kind is None:
         return text
-    trump = _("no trump") if view.trump is None else _("trump {suit}").format(
-        suit=SUIT_SYMBOLS[view.trump]
-    )  # fmt: skip
+    trump = trump_name(view.trump)
     text.append(
         _("dealer: seat {seat}").format(seat=view.dealer)
         + f" · {trump} ({' '.join(map(str, view.turned_up))})\n\n",

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from backalley.bots import LEVELS as BOT_LEVELS
 from backalley.bots import Bot, make_bot
-from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, N_, Card
+from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
 from backalley.record import read_record, replay, write_record
 from backalley.rules import Ruleset
 
-#: The levels people choose bots by, weakest first (marked here for translation).
-LEVELS = (N_("easy"), N_("medium"), N_("hard"), N_("expert"))
+#: The levels people choose bots by, weakest first.
+LEVELS = tuple(BOT_LEVELS)
 #: The record member that keeps the table's seating, so that a saved game resumes as it was.
 SEATING = "backalley_play"
 
@@ -105,7 +106,8 @@ class Session:
         return self.game.to_move == self.seat
 
     def act(self, action: object) -> None:
-        """The person's action (a card, a bid, or their spelling); saved once taken.
+        """The action of the seat to move — the person's (a card, a bid, or their spelling),
+        or a bot's from :meth:`bot_action` — saved once taken.
 
         :raises IllegalAction: with the rule it breaks; nothing changes then.
         """
@@ -114,15 +116,10 @@ class Session:
 
     def bot_action(self) -> int:
         """The bot on turn's choice, from its own view (slow for the strong levels: run it
-        away from the screen's loop). Does not apply it."""
+        away from the screen's loop); :meth:`act` applies it."""
         seat = self.game.to_move
         assert seat is not None and seat != self.seat
         return self.bots[seat].act(self.game.view(seat), self.rngs[seat])
-
-    def apply_bot_action(self, action: int) -> None:
-        """Apply a bot's action and save."""
-        self.game.apply(action)
-        self.save()
 
     def level_of(self, seat: int) -> str | None:
         """The level of the bot in ``seat``, or ``None`` for the person."""
