@@ -7,6 +7,7 @@ line on standard error and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import socket
 import contextlib
 import json
 import sys
@@ -174,6 +175,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     table.add_argument("--resume", type=Path, metavar="FILE", help=_("go on with a saved game"))
 
+    serve = commands.add_parser(
+        "serve",
+        help=_("run the game server: tables for friends and bots over the web"),
+        description=_(
+            "An HTTP and WebSocket server that holds tables of Back Alley: the one authority "
+            "over their games, kept in a database (SQLite in your data folder unless --db "
+            "names another). Unfinished tables continue when it starts again."
+        ),
+    )
+    serve.add_argument(
+        "--host", default="127.0.0.1", help=_with_default(_("the address to listen on"))
+    )
+    serve.add_argument("--port", type=_integer, default=8000, help=_with_default(_("the port")))
+    serve.add_argument(
+        "--db",
+        metavar="URL",
+        help=_("an SQLAlchemy database URL, e.g. postgresql://user@host/db (default: SQLite)"),
+    )
+    serve.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help=_("processes that think for the bots (default: the cores but one, at least 2)"),
+    )
+
     again = commands.add_parser(
         "replay",
         help=_("step through a record in the terminal, hands open"),
@@ -327,6 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hint": cmd_hint,
             "play": cmd_play,
             "replay": cmd_replay,
+            "serve": cmd_serve,
         }
         return handler[args.command](args)
     except UsageError as error:
@@ -629,6 +656,50 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- play, replay
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``backalley serve``: the game server, until interrupted."""
+    import uvicorn
+
+    from backalley.server.app import create_app
+    from backalley.server.store import default_url
+
+    url = args.db or default_url()
+    try:  # bound before anything starts, so that a port in use is the first thing said
+        listener = socket.create_server((args.host, args.port))
+    except OSError as error:
+        raise UsageError(
+            _("cannot listen on {host} port {port}: {reason}").format(
+                host=args.host, port=args.port, reason=error.strerror
+            )
+        ) from None
+    port = listener.getsockname()[1]
+    host = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    address = f"http://{host}:{port}/"
+
+    def _announce(resumed: int) -> None:
+        print(_("backalley server at {address}").format(address=address), flush=True)
+        print(
+            _("database {url}; {count} unfinished tables resumed").format(
+                url=_safe_url(url), count=resumed
+            ),
+            flush=True,
+        )
+
+    app = create_app(url, workers=args.workers, on_ready=_announce)
+    config = uvicorn.Config(
+        app, log_level="warning", ws_max_size=64 * 1024, lifespan="on", timeout_graceful_shutdown=5
+    )
+    uvicorn.Server(config).run(sockets=[listener])
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password, to print."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
 
 
 def cmd_play(args: argparse.Namespace) -> int:

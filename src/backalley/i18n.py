@@ -11,6 +11,7 @@ parameters, which :func:`explain` renders in the reader's language.
 
 from __future__ import annotations
 
+import functools
 import gettext as _gettext
 import os
 from pathlib import Path
@@ -87,6 +88,21 @@ def side_name(rules: Ruleset, side: int) -> str:
 def explain(error: BackAlleyError) -> str:
     """An error of the package in the reader's language, led by its rule id when it has one
     (an engine refusal: ``"P3: …"``)."""
-    params = {k: _(v) if isinstance(v, str) else v for k, v in error.params.items()}
-    message = _(error.template).format(**params)
+    return explain_in(error, _translations)
+
+
+@functools.cache
+def translator(language: str | None) -> _gettext.NullTranslations:
+    """The catalog of ``language`` (``en`` or an unknown code: the English source), for a reader
+    whose language is not the process's — a connection to the server."""
+    code = (language or "en").split("-")[0].split("_")[0].lower()
+    if code not in LANGUAGES or code == "en":
+        return _gettext.NullTranslations()
+    return _gettext.translation(DOMAIN, LOCALE_DIR, languages=[code])
+
+
+def explain_in(error: BackAlleyError, catalog: _gettext.NullTranslations) -> str:
+    """:func:`explain` in the language of ``catalog``."""
+    params = {k: catalog.gettext(v) if isinstance(v, str) else v for k, v in error.params.items()}
+    message = catalog.gettext(error.template).format(**params)
     return message if error.rule is None else f"{error.rule}: {message}"

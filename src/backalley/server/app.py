@@ -1,0 +1,406 @@
+"""The server's routes: the HTTP API and the WebSocket of each table. No game logic lives here:
+requests are checked and handed to a :class:`~backalley.server.tables.Table`.
+
+Every route, message and close code is documented in docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from backalley.bots import LEVELS
+from backalley.cards import N_
+from backalley.i18n import LANGUAGES, explain_in, translator
+from backalley.rules import PRESETS
+from backalley.server import protocol
+from backalley.server.bots import BotPool
+from backalley.server.protocol import ProtocolError
+from backalley.server.store import Store
+from backalley.server.tables import Settings, Table, TableError, Tables
+
+log = logging.getLogger("backalley.server")
+
+HELLO_WAIT = 10.0  #: seconds a new connection has to say hello
+RATE = 10.0  #: messages a second a connection may send, on average …
+BURST = 30  #: … with bursts of this many
+CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
+FLOOD = 100  #: messages refused for the rate before the connection is closed
+QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
+
+_STATUS = {
+    "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
+    "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
+}  # fmt: skip
+
+
+class Bucket:
+    """A token bucket: ``rate`` a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Connection:
+    """One WebSocket at a table: its seat (``None``: a spectator), its language, and a queue
+    of frames so that a slow reader never holds up the table."""
+
+    def __init__(self, socket: WebSocket, seat: int | None, lang: str | None) -> None:
+        self.socket = socket
+        self.seat = seat
+        self.catalog = translator(lang)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE)
+        self.closing: int | None = None
+        self.sender = asyncio.create_task(self._send_loop())
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        frame = message if isinstance(message, str) else protocol.dumps(message)
+        try:
+            self.queue.put_nowait(frame)
+        except asyncio.QueueFull:
+            self.close(protocol.CLOSE_SLOW)
+
+    def close(self, code: int) -> None:
+        if self.closing is None:
+            self.closing = code
+            with contextlib.suppress(asyncio.QueueFull):
+                self.queue.put_nowait(None)
+
+    async def _send_loop(self) -> None:
+        try:
+            while True:
+                frame = await self.queue.get()
+                if frame is None:
+                    await self.socket.close(self.closing or 1000)
+                    return
+                await self.socket.send_text(frame)
+        except Exception:  # the socket is gone: the reader sees it too
+            return
+
+
+def _error(error: ProtocolError | TableError, catalog: Any) -> dict[str, Any]:
+    return protocol.error(error.code, explain_in(error, catalog), error=error)
+
+
+async def table_socket(socket: WebSocket) -> None:
+    """A table's WebSocket: ``hello`` first, then actions, claims and chat (docs/protocol.md)."""
+    await socket.accept()
+    tables: Tables = socket.app.state.tables
+    table = tables.get(socket.path_params["table_id"])
+    if table is None:
+        await socket.close(protocol.CLOSE_NO_TABLE, "no such table")
+        return
+    try:
+        hello = protocol.parse(await asyncio.wait_for(socket.receive_text(), HELLO_WAIT))
+    except (TimeoutError, ProtocolError, WebSocketDisconnect, KeyError, RuntimeError):
+        with contextlib.suppress(Exception):
+            await socket.close(protocol.CLOSE_POLICY, "say hello first")
+        return
+    if not isinstance(hello, protocol.Hello):
+        await socket.close(protocol.CLOSE_POLICY, "say hello first")
+        return
+    seat = table.seat_of(hello.token) if hello.token is not None else None
+    if (hello.token is not None and seat is None) or (
+        hello.token is None and not table.may_watch(hello.watch)
+    ):
+        await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")
+        return
+    connection = Connection(socket, seat, hello.lang)
+    table.join(connection, hello.since)
+    try:
+        await _serve(socket, table, connection)
+    finally:
+        table.leave(connection)
+        connection.close(1000)
+
+
+async def _serve(socket: WebSocket, table: Table, connection: Connection) -> None:
+    bucket, chat, refused = Bucket(RATE, BURST), Bucket(CHAT_RATE, CHAT_BURST), 0
+    while connection.closing is None:
+        received = await socket.receive()
+        if received["type"] == "websocket.disconnect":
+            return
+        frame = received.get("text")
+        if frame is None:
+            frame = received.get("bytes") or b""
+        if len(frame) > protocol.MAX_FRAME or (
+            isinstance(frame, str) and len(frame.encode()) > protocol.MAX_FRAME
+        ):
+            error = ProtocolError(
+                "too_large",
+                N_("a message may hold {limit} bytes, not more"),
+                limit=protocol.MAX_FRAME,
+            )
+            connection.send(_error(error, connection.catalog))
+            connection.close(protocol.CLOSE_TOO_BIG)
+            return
+        if not bucket.take():
+            refused += 1
+            if refused == 1 or refused % 10 == 0:
+                error = ProtocolError(
+                    "rate_limited",
+                    N_("too many messages: at most {rate} a second; this one was dropped"),
+                    rate=int(RATE),
+                )
+                connection.send(_error(error, connection.catalog))
+            if refused >= FLOOD:
+                connection.close(protocol.CLOSE_POLICY)
+                return
+            continue
+        try:
+            message = protocol.parse(frame)
+            if isinstance(message, protocol.Act):
+                await table.act(connection, message)
+            elif isinstance(message, protocol.Claim):
+                await table.claim(connection, message)
+            elif isinstance(message, protocol.Chat):
+                if not chat.take():
+                    raise ProtocolError("rate_limited", N_("too many chat messages: wait a moment"))
+                await table.say(connection, message.text)
+            elif isinstance(message, protocol.Ping):
+                connection.send({"type": "pong", "version": table.version})
+            else:
+                raise ProtocolError("hello_again", N_("hello is only the first message"))
+        except (ProtocolError, TableError) as error:
+            reply = _error(error, connection.catalog)
+            if isinstance(message_id := _id_of(frame), str):
+                reply["id"] = message_id
+            connection.send(reply)
+        except Exception:
+            log.exception("table %s: a message failed", table.id)
+            connection.send(
+                protocol.error("server_error", "the server could not handle this message")
+            )
+
+
+def _id_of(frame: str | bytes) -> str | None:
+    with contextlib.suppress(Exception):
+        value = json.loads(frame).get("id")
+        if isinstance(value, int | str):
+            return str(value)
+    return None
+
+
+# ---------------------------------------------------------------------- HTTP
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    body = await request.body()
+    if len(body) > protocol.MAX_FRAME:
+        raise TableError(
+            "too_large", N_("a request may hold {limit} bytes"), limit=protocol.MAX_FRAME
+        )
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise TableError("bad_json", N_("the request must be one JSON object")) from None
+    if not isinstance(data, dict):
+        raise TableError("bad_json", N_("the request must be one JSON object"))
+    return data
+
+
+def _catalog(request: Request) -> Any:
+    wanted = request.headers.get("accept-language", "")
+    for part in wanted.split(","):
+        code = part.split(";")[0].strip().split("-")[0].lower()
+        if code in LANGUAGES:
+            return translator(code)
+    return translator("en")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    return header[7:].strip() if header.lower().startswith("bearer ") else None
+
+
+def _table(request: Request) -> Table:
+    table = request.app.state.tables.get(request.path_params["table_id"])
+    if table is None:
+        raise TableError("no_table", N_("there is no such table"))
+    return table
+
+
+async def _refusals(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TableError)
+    body = protocol.error(exc.code, explain_in(exc, _catalog(request)), error=exc)
+    return JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
+
+
+async def _failures(request: Request, exc: Exception) -> Response:
+    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
+    body = protocol.error("server_error", "the server could not handle this request")
+    return JSONResponse(body, status_code=500)
+
+
+def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str, Any]:
+    base = str(request.base_url).rstrip("/")
+    return {
+        "id": table.id,
+        "host": secrets_["host"],
+        "invites": [
+            {"seat": s, "invite": code, "url": f"{base}/t/{table.id}?seat={s}&invite={code}"}
+            for s, code in enumerate(secrets_["invites"])
+        ],
+        "watch": {
+            "code": secrets_["watch"],
+            "url": f"{base}/t/{table.id}?watch={secrets_['watch']}",
+        },
+        "table": table.describe(),
+    }
+
+
+async def create_table(request: Request) -> Response:
+    settings = Settings.checked(await _body(request))
+    table, secrets_ = await request.app.state.tables.create(settings)
+    return JSONResponse(_links(request, table, secrets_), status_code=201)
+
+
+async def show_table(request: Request) -> Response:
+    return JSONResponse(_table(request).describe())
+
+
+async def take_seat(request: Request) -> Response:
+    table = _table(request)
+    data = await _body(request)
+    seat = request.path_params["seat"]
+    invite = data.get("invite")
+    if not isinstance(invite, str):
+        raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
+    token = await table.take(seat, invite, data.get("name"))
+    return JSONResponse({"seat": seat, "token": token, "table": table.describe()}, status_code=201)
+
+
+async def seat_bot(request: Request) -> Response:
+    table = _table(request)
+    data = await _body(request)
+    level = data.get("level", table.settings.level)
+    await table.give_to_bot(request.path_params["seat"], str(level), _bearer(request))
+    return JSONResponse({"table": table.describe()})
+
+
+async def table_record(request: Request) -> Response:
+    table = _table(request)
+    token = _bearer(request)
+    seat = table.seat_of(token) if token else None
+    if token and seat is None and not table.is_host(token):
+        raise TableError("forbidden", N_("this token does not open this table"))
+    return JSONResponse(table.record(seat))
+
+
+async def finished_games(request: Request) -> Response:
+    tables: Tables = request.app.state.tables
+    games = []
+    for table_id in tables.finished():
+        table = tables.get(table_id)
+        if table is not None and table.game is not None:
+            games.append(
+                {
+                    "id": table_id,
+                    "rules": table.rules.name,
+                    "players": table.names,
+                    "scores": list(table.game.scores),
+                    "winner": table.game.winner,
+                }
+            )
+    return JSONResponse({"games": games})
+
+
+async def about(request: Request) -> Response:
+    return JSONResponse(
+        {
+            "server": "backalley",
+            "protocol": protocol.VERSION,
+            "presets": list(PRESETS),
+            "levels": list(LEVELS),
+            "languages": list(LANGUAGES),
+        }
+    )
+
+
+async def home(request: Request) -> Response:
+    """A plain page for whoever opens the address: what runs here and where its API is."""
+    catalog = _catalog(request)
+    tables: Tables = request.app.state.tables
+    playing = sum(1 for t in tables.tables.values() if t.status == "playing")
+    title = catalog.gettext("Back Alley server")
+    text = catalog.gettext(
+        "This server holds the tables of Back Alley games: {count} in play now. Clients talk "
+        "to it over HTTP and WebSockets; the protocol is in docs/protocol.md."
+    ).format(count=playing)
+    page = (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
+        f"<body><h1>{title}</h1><p>{text}</p><p><a href='/api'>/api</a></p></body></html>"
+    )
+    return HTMLResponse(page)
+
+
+def create_app(
+    url: str,
+    *,
+    workers: int | None = None,
+    warm_up: bool = True,
+    on_ready: Callable[[int], None] | None = None,
+) -> Starlette:
+    """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
+    unfinished tables were resumed, once the server can take requests."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = Store(url)
+        pool = BotPool(workers)
+        tables = Tables(store, pool)
+        app.state.tables = tables
+        app.state.resumed = await tables.start()
+        warming = asyncio.create_task(pool.warm_up()) if warm_up else None
+        if on_ready is not None:
+            on_ready(app.state.resumed)
+        try:
+            yield
+        finally:
+            if warming is not None:
+                warming.cancel()
+            tables.stop()
+            pool.close()
+            store.close()
+
+    routes = [
+        Route("/", home),
+        Route("/api", about),
+        Route("/api/tables", create_table, methods=["POST"]),
+        Route("/api/games", finished_games),
+        Route("/api/tables/{table_id}", show_table),
+        Route("/api/tables/{table_id}/seats/{seat:int}", take_seat, methods=["POST"]),
+        Route("/api/tables/{table_id}/seats/{seat:int}/bot", seat_bot, methods=["POST"]),
+        Route("/api/tables/{table_id}/record", table_record),
+        WebSocketRoute("/ws/tables/{table_id}", table_socket),
+    ]
+    return Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={TableError: _refusals, Exception: _failures},
+    )
+
+
+__all__ = ["create_app"]

@@ -1,0 +1,83 @@
+"""Bot decisions and claims, computed in a pool of worker processes, never on the event loop.
+
+A strong bot spends about a second of CPU on a decision, and a claim may run the solver: both
+would stall every table of the server if they ran in its process. A worker receives the
+table's record (it never leaves the server), rebuilds the game, and answers from one seat's
+view only — a bot sees what its seat sees — or, for a claim, settles it with
+:func:`backalley.analysis.claim`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import random
+import secrets
+from concurrent.futures import Executor, ProcessPoolExecutor
+from typing import Any
+
+from backalley.record import read_record, replay
+
+_bots: dict[str, Any] = {}
+
+
+def _decide(record: dict[str, Any], seat: int, level: str) -> str:
+    """The action (its name) the ``level`` bot in ``seat`` chooses in the record's position."""
+    from backalley.bots import make_bot
+    from backalley.rules import named_action
+
+    game = replay(read_record(record))
+    bot = _bots.get(level)
+    if bot is None:
+        bot = _bots[level] = make_bot(level)
+    action = bot.act(game.view(seat), random.Random(secrets.randbits(64)))
+    return str(named_action(action))
+
+
+def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
+    """Whether ``seat``'s claim to the rest holds, and if so the cards that play the deal out."""
+    from backalley.analysis import claim
+
+    game = replay(read_record(record))
+    result = claim(game, seat)
+    return result.accepted, [str(card) for card in result.played]
+
+
+def _warm_up() -> None:
+    """Load the solver (compiled once per machine, then cached) before the first claim."""
+    from backalley.solver import compile_search
+
+    compile_search()
+
+
+class BotPool:
+    """The worker processes that think for the server's bots and settle its claims."""
+
+    def __init__(self, workers: int | None = None, executor: Executor | None = None) -> None:
+        # Spawned, not forked: the server's threads (the store's writer) stay behind.
+        self.executor = executor or ProcessPoolExecutor(
+            max_workers=workers or max(2, (os.cpu_count() or 2) - 1),
+            mp_context=multiprocessing.get_context("spawn"),
+        )
+
+    async def decide(self, record: dict[str, Any], seat: int, level: str) -> str:
+        """The bot's action, computed in a worker."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, _decide, record, seat, level)
+
+    async def claim(self, record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
+        """Settle ``seat``'s claim in a worker: ``(holds, the cards that finish the deal)``."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, _claim, record, seat)
+
+    async def warm_up(self) -> None:
+        """Have a worker load the solver, so that the first claim is not slow."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.executor, _warm_up)
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+
+__all__ = ["BotPool"]

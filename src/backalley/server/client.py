@@ -1,0 +1,157 @@
+"""A small client of the server's protocol (docs/protocol.md), for programs: tests, the
+benchmark, a bot that plays on a server.
+
+>>> # doctest: +SKIP
+>>> table = create_table("http://localhost:8000", {"hand_sizes": [3, 2, 1]})
+>>> token = take_seat("http://localhost:8000", table, 0, "Ana")
+>>> async with Seat.connect("http://localhost:8000", table["id"], token=token) as seat:
+...     await seat.until(lambda s: s.my_turn)
+...     await seat.act(seat.view["legal"][0])
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+
+def request(
+    base: str, method: str, path: str, body: Any = None, token: str | None = None
+) -> tuple[int, Any]:
+    """An HTTP request to the server: its status and JSON answer."""
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"content-type": "application/json"}
+    if token is not None:
+        headers["authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def create_table(base: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """A new table: its id, the host token, each seat's invite and the watch code."""
+    status, answer = request(base, "POST", "/api/tables", settings)
+    if status != 201:
+        raise RuntimeError(answer)
+    return dict(answer)
+
+
+def take_seat(base: str, table: dict[str, Any], seat: int, name: str) -> str:
+    """Take ``seat`` of ``table`` (as :func:`create_table` gave it) under ``name``: the token."""
+    invite = table["invites"][seat]["invite"]
+    status, answer = request(
+        base, "POST", f"/api/tables/{table['id']}/seats/{seat}", {"invite": invite, "name": name}
+    )
+    if status != 201:
+        raise RuntimeError(answer)
+    return str(answer["token"])
+
+
+def seat_bot(base: str, table: dict[str, Any], seat: int, level: str) -> None:
+    """Give ``seat`` to a bot of ``level``, as the table's host."""
+    status, answer = request(
+        base,
+        "POST",
+        f"/api/tables/{table['id']}/seats/{seat}/bot",
+        {"level": level},
+        token=table["host"],
+    )
+    if status != 200:
+        raise RuntimeError(answer)
+
+
+class Seat:
+    """A WebSocket at a table, keeping what the server told it: the latest ``view``, the
+    ``version`` seen, the ``table``, and every message in ``messages``."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.messages: list[dict[str, Any]] = []
+        self.view: dict[str, Any] | None = None
+        self.table: dict[str, Any] | None = None
+        self.version = 0
+        self._next_id = 0
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(
+        cls,
+        base: str,
+        table_id: str,
+        *,
+        token: str | None = None,
+        watch: str | None = None,
+        since: int | None = None,
+        lang: str | None = None,
+    ) -> AsyncIterator[Seat]:
+        """Connect and say hello (as a seat with ``token``, a spectator with ``watch``)."""
+        uri = "ws" + base.removeprefix("http") + f"/ws/tables/{table_id}"
+        async with connect(uri, max_size=2**22, open_timeout=30) as socket:
+            seat = cls(socket)
+            hello: dict[str, Any] = {"type": "hello"}
+            for key, value in (("token", token), ("watch", watch), ("since", since), ("lang", lang)):
+                if value is not None:
+                    hello[key] = value
+            await seat.send(hello)
+            yield seat
+
+    @property
+    def seat(self) -> int | None:
+        return None if self.view is None else self.view["seat"]
+
+    @property
+    def my_turn(self) -> bool:
+        """This seat is to act (its legal actions are in ``view["legal"]``)."""
+        return bool(self.view and self.view["legal"])
+
+    @property
+    def over(self) -> bool:
+        return bool(self.view and self.view["phase"] == "over")
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.socket.send(json.dumps(message))
+
+    async def act(self, action: str, id: int | None = None) -> int:
+        """Send a bid or a card; returns the client id it was sent with."""
+        if id is None:
+            self._next_id += 1
+            id = self._next_id
+        await self.send({"type": "act", "id": id, "action": action})
+        return id
+
+    async def recv(self) -> dict[str, Any]:
+        """The next message, with ``view``, ``table`` and ``version`` brought up to date."""
+        message = json.loads(await self.socket.recv())
+        self.messages.append(message)
+        if message.get("view") is not None:
+            self.view = message["view"]
+        if message.get("table") is not None:
+            self.table = message["table"]
+        if "version" in message and message["type"] in ("state", "resync", "event"):
+            self.version = message["version"]
+        return dict(message)
+
+    async def reply(self, id: int | str) -> dict[str, Any]:
+        """Read until the server answers the message sent with client id ``id``: its ``ack``
+        (the events it made came before it) or its ``error``."""
+        while True:
+            message = await self.recv()
+            if message["type"] in ("ack", "error") and message.get("id") == str(id):
+                return message
+
+    async def until(self, done: Callable[[Seat], bool]) -> None:
+        """Read messages until ``done(self)``."""
+        while not done(self):
+            await self.recv()
+
+
+__all__ = ["Seat", "create_table", "request", "seat_bot", "take_seat"]

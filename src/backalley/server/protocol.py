@@ -1,0 +1,268 @@
+"""The messages between the server and its clients (docs/protocol.md), checked at the edge.
+
+Every frame is one JSON object with a ``type``. What a client sends is validated here —
+size, type, fields — before any table sees it; what the server sends is built here, and
+whatever it says about the game comes from a seat's view (:meth:`Game.view`) or the public
+view, never from the game itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from backalley.cards import N_, SUITS, BackAlleyError, format_cards
+from backalley.rules import Phase
+from backalley.view import DealSummary, SeatView
+
+VERSION = 1  #: the protocol's version, sent in every ``state``
+MAX_FRAME = 8 * 1024  #: bytes: a longer frame is refused and the connection closed (1009)
+MAX_CHAT = 300  #: characters in one chat message
+MAX_NAME = 24  #: characters in a display name
+
+# Close codes (the WebSocket standard's, and 4000–4999 for the application's own).
+CLOSE_POLICY = 1008  #: a flood beyond the rate limit, or no ``hello`` first
+CLOSE_TOO_BIG = 1009  #: a frame over MAX_FRAME bytes
+CLOSE_UNAUTHORIZED = 4401  #: the token or watch code does not open this table
+CLOSE_NO_TABLE = 4404  #: there is no such table
+CLOSE_SLOW = 4408  #: the client reads too slowly: too many messages wait for it
+CLOSE_REPLACED = 4409  #: the same seat connected again from elsewhere (kept: both stay)
+
+
+class ProtocolError(BackAlleyError):
+    """A message the server cannot take: ``code`` names the problem for programs."""
+
+    def __init__(self, code: str, template: str, **params: Any) -> None:
+        super().__init__(None, template, **params)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Hello:
+    token: str | None
+    watch: str | None
+    since: int | None
+    lang: str | None
+
+
+@dataclass(frozen=True)
+class Act:
+    id: str
+    action: str
+    seat: int | None
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+
+
+@dataclass(frozen=True)
+class Chat:
+    text: str
+
+
+@dataclass(frozen=True)
+class Ping:
+    pass
+
+
+Message = Hello | Act | Claim | Chat | Ping
+
+
+def parse(frame: str | bytes) -> Message:
+    """The client message in ``frame``.
+
+    :raises ProtocolError: ``too_large``, ``bad_json``, ``unknown_type`` or ``bad_field``.
+    """
+    size = len(frame.encode() if isinstance(frame, str) else frame)
+    if size > MAX_FRAME:
+        raise ProtocolError(
+            "too_large",
+            N_("a message may hold {limit} bytes, not {size}"),
+            limit=MAX_FRAME,
+            size=size,
+        )
+    try:
+        data = json.loads(frame)
+    except (ValueError, UnicodeDecodeError):
+        raise ProtocolError("bad_json", N_("a message must be one JSON object")) from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_json", N_("a message must be one JSON object"))
+    kind = data.get("type")
+    if kind == "hello":
+        return Hello(
+            token=_text(data, "token", optional=True),
+            watch=_text(data, "watch", optional=True),
+            since=_integer(data, "since", optional=True),
+            lang=_text(data, "lang", optional=True),
+        )
+    if kind == "act":
+        seat = data.get("seat")
+        if seat is not None and (type(seat) is not int):
+            raise ProtocolError(
+                "bad_field", N_("{field} must be {kind}"), field="seat", kind="an integer"
+            )
+        return Act(_client_id(data), _text(data, "action"), seat)
+    if kind == "claim":
+        return Claim(_client_id(data))
+    if kind == "chat":
+        text = _text(data, "text").strip()
+        if not text or len(text) > MAX_CHAT:
+            raise ProtocolError(
+                "bad_field", N_("a chat message holds 1 to {limit} characters"), limit=MAX_CHAT
+            )
+        return Chat(text)
+    if kind == "ping":
+        return Ping()
+    raise ProtocolError(
+        "unknown_type",
+        N_("unknown message type {kind}; the types are hello, act, claim, chat and ping"),
+        kind=json.dumps(kind)[:40],
+    )
+
+
+def _text(data: dict[str, Any], field: str, *, optional: bool = False) -> Any:
+    value = data.get(field)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or len(value) > 200:
+        raise ProtocolError("bad_field", N_("{field} must be {kind}"), field=field, kind="a string")
+    return value
+
+
+def _integer(data: dict[str, Any], field: str, *, optional: bool = False) -> Any:
+    value = data.get(field)
+    if value is None and optional:
+        return None
+    if type(value) is not int or value < 0:
+        raise ProtocolError(
+            "bad_field", N_("{field} must be {kind}"), field=field, kind="a whole number, 0 or more"
+        )
+    return value
+
+
+def _client_id(data: dict[str, Any]) -> str:
+    value = data.get("id")
+    if type(value) is int and 0 <= value < 2**53:
+        return str(value)
+    if isinstance(value, str) and 0 < len(value) <= 32:
+        return value
+    raise ProtocolError(
+        "bad_field",
+        N_("{field} must be {kind}"),
+        field="id",
+        kind="the client's own number (or string of up to 32 characters) for this message",
+    )
+
+
+# ---------------------------------------------------------------------- what the server sends
+
+
+def dumps(message: dict[str, Any]) -> str:
+    """A message as a frame: compact JSON."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def error(
+    code: str, message: str, *, rule: str | None = None, error: BackAlleyError | None = None,
+    id: str | None = None, version: int | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """An ``error`` message: ``code`` for programs, ``message`` for people; a refusal by the
+    rules also names the rule, with the template and parameters to translate it."""
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if rule is not None:
+        out["rule"] = rule
+    if error is not None:
+        out["template"] = error.template
+        out["params"] = {
+            k: v if isinstance(v, int | str) else str(v) for k, v in error.params.items()
+        }
+    if id is not None:
+        out["id"] = id
+    if version is not None:
+        out["version"] = version
+    return out
+
+
+_PHASES = {Phase.DEAL: "deal", Phase.BID: "bid", Phase.PLAY: "play", Phase.OVER: "over"}
+_KINDS = ("normal", "tie_breaker", "tie_breaker_three", "tie_breaker_two")
+
+
+def suit_name(trump: int | None) -> str | None:
+    """``"S"``, ``"H"``, ``"D"``, ``"C"``, or ``None`` for no trump."""
+    return None if trump is None else SUITS[trump]
+
+
+def view_json(view: SeatView) -> dict[str, Any]:
+    """A seat's view (or the public view) as JSON: everything the receiver may know."""
+    return {
+        "seat": view.seat,
+        "phase": _PHASES[view.phase],
+        "scores": list(view.scores),
+        "history": [_summary_json(d) for d in view.history],
+        "winner": view.winner,
+        "deal": view.deal_number,
+        "kind": None if view.deal_kind is None else _KINDS[view.deal_kind],
+        "dealer": view.dealer,
+        "hand_size": view.hand_size,
+        "seats_in_deal": list(view.seats_in_deal),
+        "hand": format_cards(view.hand) if view.seat is not None else None,
+        "hand_counts": list(view.hand_counts),
+        "turned_up": [str(c) for c in view.turned_up],
+        "trump": suit_name(view.trump),
+        "joker_shown": None
+        if view.joker_shown is None
+        else {"seat": view.joker_shown[0], "card": str(view.joker_shown[1])},
+        "drawn": None if view.drawn is None else str(view.drawn),
+        "bids": [[seat, str(bid)] for seat, bid in view.bids],
+        "contracts": [_contract(c) for c in view.contracts],
+        "board_level": view.board_level,
+        "leader": view.leader,
+        "trumps_broken": view.trumps_broken,
+        "trick": [[seat, str(card)] for seat, card in view.trick],
+        "tricks": [[leader, [str(c) for c in cards]] for leader, cards in view.completed_tricks],
+        "tricks_won": list(view.tricks_won),
+        "to_move": view.to_move,
+        "legal": [str(a) for a in view.legal_actions],
+    }
+
+
+def _contract(contract: int | str | None) -> str | None:
+    return None if contract is None else str(contract)
+
+
+def _summary_json(deal: DealSummary) -> dict[str, Any]:
+    return {
+        "dealer": deal.dealer,
+        "hand_size": deal.hand_size,
+        "trump": suit_name(deal.trump),
+        "thrown_in": deal.thrown_in,
+        "contracts": [_contract(c) for c in deal.contracts],
+        "tricks": list(deal.tricks),
+        "points": None if deal.points is None else list(deal.points),
+    }
+
+
+__all__ = [
+    "CLOSE_NO_TABLE",
+    "CLOSE_POLICY",
+    "CLOSE_SLOW",
+    "CLOSE_TOO_BIG",
+    "CLOSE_UNAUTHORIZED",
+    "MAX_CHAT",
+    "MAX_FRAME",
+    "MAX_NAME",
+    "Act",
+    "Chat",
+    "Claim",
+    "Hello",
+    "Message",
+    "Ping",
+    "ProtocolError",
+    "dumps",
+    "error",
+    "parse",
+    "view_json",
+]

@@ -1,0 +1,325 @@
+"""Where the server keeps its tables: SQL through SQLAlchemy — SQLite by default, PostgreSQL by
+URL.
+
+A table's events (``events``: table, sequence number, kind, data, client id) are its truth;
+the ``tables`` and ``seats`` rows only say how to open it again (its settings, the hashes of its
+secrets, who sits where). Writes go through one writer thread that commits whatever is waiting
+in one transaction (a group commit): under load many tables' actions share a commit, and each
+caller learns its own write is durable before it broadcasts anything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, Engine
+
+metadata = MetaData()
+
+tables = Table(
+    "tables",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("created", Float, nullable=False),
+    Column("config", Text, nullable=False),  # JSON: the rules and the table's settings
+    Column("host_hash", LargeBinary, nullable=False),
+    Column("watch_hash", LargeBinary, nullable=False),
+    Column("status", String(8), nullable=False),  # open, playing, finished
+    Column("finished", Float),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("table_id", String(16), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("invite_hash", LargeBinary, nullable=False),
+    Column("token_hash", LargeBinary),  # set when a person takes the seat
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("table_id", String(16), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(8), nullable=False),
+    Column("data", Text, nullable=False),  # JSON
+    Column("client_id", String(40)),  # "seat:id" of the message that caused it, for replays
+    Column("at", Float, nullable=False),
+)
+
+
+def default_url() -> str:
+    """SQLite in the user's data directory."""
+    from platformdirs import user_data_path
+
+    folder = user_data_path("backalley")
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'server.db'}"
+
+
+def open_engine(url: str) -> Engine:
+    """An SQLAlchemy engine for ``url``; SQLite in write-ahead-log mode.
+
+    ``synchronous=NORMAL`` with WAL keeps every commit through a crash of the process (what
+    the crash test kills); only a power cut may lose the last commits.
+    """
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(connection: Any, _record: Any) -> None:
+            cursor = connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+    else:
+        if url.startswith("postgresql://"):
+            url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
+        engine = create_engine(url, pool_pre_ping=True)
+    metadata.create_all(engine)
+    return engine
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One row of a table's log."""
+
+    seq: int
+    kind: str
+    data: dict[str, Any]
+    client_id: str | None
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """What it takes to open a table again: its row, its seats and its log."""
+
+    id: str
+    config: dict[str, Any]
+    host_hash: bytes
+    watch_hash: bytes
+    status: str
+    invite_hashes: list[bytes]
+    token_hashes: list[bytes | None]
+    events: list[StoredEvent]
+
+
+Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
+
+
+class Store:
+    """The tables' storage. Reads are direct (start-up, history); writes are queued to the
+    writer thread and awaited with :meth:`write`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = open_engine(url)
+        self._queue: queue.SimpleQueue[tuple[Write, asyncio.Future[None]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._writer = threading.Thread(target=self._write_loop, name="store", daemon=True)
+        self._writer.start()
+        self.commits = 0  #: transactions committed, for the benchmark's curiosity
+
+    # ---------------------------------------------------------------- writing
+
+    @staticmethod
+    def new_table(
+        table_id: str, config: dict[str, Any], host: bytes, watch: bytes, invites: list[bytes]
+    ) -> Write:
+        """The rows of a new table."""
+        rows: Write = [
+            (
+                "table",
+                dict(
+                    id=table_id,
+                    created=time.time(),
+                    config=json.dumps(config),
+                    host_hash=host,
+                    watch_hash=watch,
+                    status="open",
+                ),
+            )
+        ]
+        rows += [
+            ("seat", dict(table_id=table_id, seat=s, invite_hash=h)) for s, h in enumerate(invites)
+        ]
+        return rows
+
+    @staticmethod
+    def event(
+        table_id: str, seq: int, kind: str, data: dict[str, Any], client_id: str | None
+    ) -> Write:
+        """One event of a table's log."""
+        row = dict(
+            table_id=table_id,
+            seq=seq,
+            kind=kind,
+            data=json.dumps(data, separators=(",", ":")),
+            client_id=client_id,
+            at=time.time(),
+        )
+        return [("event", row)]
+
+    @staticmethod
+    def token(table_id: str, seat: int, token_hash: bytes | None) -> Write:
+        """A seat's token hash, set when a person takes it."""
+        return [("token", (table_id, seat, token_hash))]
+
+    @staticmethod
+    def status(table_id: str, status: str) -> Write:
+        """A table's new status: ``playing`` or ``finished``."""
+        return [("status", (table_id, status))]
+
+    async def write(self, rows: Write) -> None:
+        """Commit ``rows`` in one transaction (maybe shared with other tables' writes).
+
+        :raises Exception: the database's error, when the commit failed; nothing was stored.
+        """
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.put((rows, future))
+        await future
+
+    def _write_loop(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < 500:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    self._queue.put(None)
+                    break
+                batch.append(more)
+            self._commit(batch)
+
+    def _commit(self, batch: list[tuple[Write, asyncio.Future[None]]]) -> None:
+        try:
+            with self.engine.begin() as connection:
+                log = []
+                for rows, _ in batch:
+                    log += [row for op, row in rows if op == "event"]
+                    _run(connection, [(op, row) for op, row in rows if op != "event"])
+                if log:
+                    connection.execute(insert(events), log)
+            self.commits += 1
+            outcome: BaseException | None = None
+        except Exception as error:  # reported to every waiting caller
+            outcome = error
+        for _, future in batch:
+            future.get_loop().call_soon_threadsafe(_settle, future, outcome)
+
+    def close(self) -> None:
+        """Finish the queued writes and stop the writer."""
+        self._queue.put(None)
+        self._writer.join(timeout=10)
+        self.engine.dispose()
+
+    # ---------------------------------------------------------------- reading
+
+    def table_ids(self, *, finished: bool) -> list[str]:
+        """The ids of the finished tables (newest first) or of the others."""
+        with self.engine.connect() as connection:
+            query = select(tables.c.id)
+            if finished:
+                query = query.where(tables.c.status == "finished").order_by(
+                    tables.c.finished.desc()
+                )
+            else:
+                query = query.where(tables.c.status != "finished")
+            return [row.id for row in connection.execute(query)]
+
+    def load(self, table_id: str) -> StoredTable | None:
+        """A table with its whole log, or ``None`` when there is no such table."""
+        with self.engine.connect() as connection:
+            row = connection.execute(select(tables).where(tables.c.id == table_id)).first()
+            if row is None:
+                return None
+            seat_rows = connection.execute(
+                select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)
+            ).all()
+            log = connection.execute(
+                select(events).where(events.c.table_id == table_id).order_by(events.c.seq)
+            ).all()
+        return StoredTable(
+            id=row.id,
+            config=json.loads(row.config),
+            host_hash=row.host_hash,
+            watch_hash=row.watch_hash,
+            status=row.status,
+            invite_hashes=[s.invite_hash for s in seat_rows],
+            token_hashes=[s.token_hash for s in seat_rows],
+            events=list(_events(log)),
+        )
+
+
+def _events(rows: Any) -> Iterator[StoredEvent]:
+    for row in rows:
+        yield StoredEvent(row.seq, row.kind, json.loads(row.data), row.client_id)
+
+
+def _run(connection: Connection, rows: Write) -> None:
+    for operation, arguments in rows:
+        if operation == "table":
+            connection.execute(insert(tables).values(**arguments))
+        elif operation == "seat":
+            connection.execute(insert(seats).values(**arguments))
+        elif operation == "token":
+            table_id, seat, token_hash = arguments
+            connection.execute(
+                update(seats)
+                .where(seats.c.table_id == table_id, seats.c.seat == seat)
+                .values(token_hash=token_hash)
+            )
+        elif operation == "status":
+            table_id, status = arguments
+            values: dict[str, Any] = {"status": status}
+            if status == "finished":
+                values["finished"] = time.time()
+            connection.execute(update(tables).where(tables.c.id == table_id).values(**values))
+        else:  # pragma: no cover - a programming error
+            raise ValueError(operation)
+
+
+def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
+    if future.done():
+        return
+    if error is None:
+        future.set_result(None)
+    else:
+        future.set_exception(error)
+
+
+__all__ = ["Store", "StoredEvent", "StoredTable", "default_url", "open_engine"]

@@ -1,0 +1,834 @@
+"""Tables: each owns one game and its log, and is the only place the game changes.
+
+A :class:`Table` applies what its seats send in order (one lock per table, taken only here):
+the engine checks the action, the store commits it with the table's next version, and only
+then is it broadcast — to each seat built from its own view, to spectators from the public
+view. The log is the truth: :meth:`Table.load` rebuilds a table by replaying it, which is how
+the server comes back after a crash.
+
+Bots, stand-ins for players who are away and the turn timer are one driver task per table
+(:meth:`Table._drive`), which asks the process pool for decisions and applies them through
+the same path as a person's action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from backalley.bots import LEVELS
+from backalley.cards import N_, BackAlleyError, format_cards
+from backalley.engine import Game, IllegalAction
+from backalley.i18n import explain_in
+from backalley.record import write_record
+from backalley.rules import BidError, Phase, Ruleset, parse_bid
+from backalley.server import protocol
+from backalley.server.bots import BotPool
+from backalley.server.protocol import ProtocolError
+from backalley.server.store import Store, StoredTable, Write
+
+RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
+CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How a table plays: its rules, and the pace of its bots and players."""
+
+    rules: str = "standard"
+    options: dict[str, Any] = field(default_factory=dict)
+    level: str = "medium"  #: the bots' level, for bot seats and stand-ins
+    pace: float = 1.0  #: seconds a bot waits before it acts
+    turn_timer: float | None = None  #: seconds a person has for an action, or no limit
+    grace: float = 60.0  #: seconds a player may be away before a bot stands in
+
+    def ruleset(self) -> Ruleset:
+        return Ruleset.preset(self.rules, **self.options)
+
+    @classmethod
+    def checked(cls, data: dict[str, Any]) -> Settings:
+        """Settings from a client's request.
+
+        :raises TableError: naming the field that is wrong.
+        """
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(data) - known - {"hand_sizes"}
+        if unknown:
+            raise TableError(
+                "bad_field", N_("unknown setting {name}"), name=", ".join(sorted(unknown))
+            )
+        options = dict(data.get("options") or {})
+        if not isinstance(options, dict):
+            raise TableError(
+                "bad_field", N_("{field} must be {kind}"), field="options", kind="an object"
+            )
+        if data.get("hand_sizes") is not None:
+            options["hand_sizes"] = data["hand_sizes"]
+        settings = cls(
+            rules=data.get("rules", "standard"),
+            options=options,
+            level=data.get("level", "medium"),
+            pace=_number(data, "pace", 1.0, 0.0, 30.0),
+            turn_timer=_number(data, "turn_timer", None, 5.0, 3600.0),
+            grace=_number(data, "grace", 60.0, 0.0, 3600.0),
+        )
+        if settings.level not in LEVELS:
+            raise TableError(
+                "bad_field",
+                N_("unknown bot level {level}; the levels are {levels}"),
+                level=str(settings.level)[:20],
+                levels=", ".join(LEVELS),
+            )
+        try:
+            settings.ruleset()
+        except (BackAlleyError, TypeError, ValueError) as error:
+            raise TableError(
+                "bad_rules", N_("these rules cannot be played: {reason}"), reason=str(error)
+            ) from None
+        return settings
+
+
+def _number(data: dict[str, Any], name: str, default: float | None, low: float, high: float) -> Any:
+    value = data.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise TableError(
+            "bad_field",
+            N_("{field} must be a number from {low} to {high}"),
+            field=name,
+            low=low,
+            high=high,
+        )
+    return float(value)
+
+
+class TableError(BackAlleyError):
+    """A request the table refuses (not a rule of the game): ``code`` names it for programs."""
+
+    def __init__(self, code: str, template: str, **params: Any) -> None:
+        super().__init__(None, template, **params)
+        self.code = code
+
+
+class Client(Protocol):
+    """A connection as a table sees it: where it sits and how to reach it."""
+
+    seat: int | None
+    catalog: Any  #: gettext translations in the client's language
+
+    def send(self, message: dict[str, Any] | str) -> None: ...
+
+
+def secret() -> str:
+    """A fresh random secret for a link or a seat: 128 bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def digest(token: str) -> bytes:
+    """What the store keeps of a secret: its SHA-256 (a random 128-bit secret needs no
+    slow hash)."""
+    return hashlib.sha256(token.encode()).digest()
+
+
+def matches(token: str | None, stored: bytes | None) -> bool:
+    """Whether ``token`` is the secret stored as ``stored``, compared in constant time."""
+    return token is not None and stored is not None and hmac.compare_digest(digest(token), stored)
+
+
+def check_name(name: object) -> str:
+    """A display name as shown: trimmed, 1 to MAX_NAME printable characters."""
+    if not isinstance(name, str):
+        raise TableError("bad_field", N_("{field} must be {kind}"), field="name", kind="a string")
+    name = " ".join(name.split())
+    if (
+        not name
+        or len(name) > protocol.MAX_NAME
+        or any(unicodedata.category(ch)[0] == "C" for ch in name)
+    ):
+        raise TableError(
+            "bad_name",
+            N_("a name holds 1 to {limit} printable characters"),
+            limit=protocol.MAX_NAME,
+        )
+    return name
+
+
+@dataclass
+class Event:
+    """One entry of a table's log, as stored; :meth:`public` is what clients are sent."""
+
+    version: int
+    kind: str  # seat, bot, start, deal, bid, card, claim, chat
+    data: dict[str, Any]
+    client_id: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        """The event as every client may see it: a deal without its cards (each seat's hand
+        reaches it in its view), anything else as it is."""
+        if self.kind == "deal":
+            return {"kind": "deal", "deal": self.data["deal"], "dealer": self.data["dealer"]}
+        return {"kind": self.kind, **self.data}
+
+
+class Table:
+    """One table: its settings, seats, game, log and the clients connected to it."""
+
+    def __init__(
+        self,
+        table_id: str,
+        settings: Settings,
+        store: Store,
+        pool: BotPool,
+        *,
+        host_hash: bytes,
+        watch_hash: bytes,
+        invite_hashes: list[bytes],
+    ) -> None:
+        self.id = table_id
+        self.settings = settings
+        self.rules = settings.ruleset()
+        self.store = store
+        self.pool = pool
+        self.host_hash = host_hash
+        self.watch_hash = watch_hash
+        n = self.rules.num_players
+        self.invite_hashes = invite_hashes
+        self.token_hashes: list[bytes | None] = [None] * n
+        self.names: list[str | None] = [None] * n
+        self.bots: list[str | None] = [None] * n  #: the level of a seat given to a bot
+        self.game: Game | None = None
+        self.status = "open"
+        self.version = 0
+        self._issued = 0  #: the last version given to an event, stored or about to be
+        self.log: list[Event] = []
+        self.chat: deque[Event] = deque(maxlen=CHAT_KEPT)
+        self.applied: dict[str, int] = {}  #: "seat:client id" → the version it made
+        self.clients: list[set[Client]] = [set() for _ in range(n)]
+        self.watchers: set[Client] = set()
+        self.away_since: list[float | None] = [None] * n
+        self.stand_in = [False] * n
+        self.moves = 0  #: actions applied: the position's number, for the driver
+        self.turn_started = time.monotonic()
+        self.lock = asyncio.Lock()
+        self._changed = asyncio.Event()
+        self._driver: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ creating, loading
+
+    @classmethod
+    async def create(
+        cls, settings: Settings, store: Store, pool: BotPool
+    ) -> tuple[Table, dict[str, Any]]:
+        """A new table, stored; with its secrets (shown once): host, watch and invites."""
+        table_id = secrets.token_urlsafe(6)
+        host, watch = secret(), secret()
+        n = settings.ruleset().num_players
+        invites = [secret() for _ in range(n)]
+        table = cls(
+            table_id, settings, store, pool,
+            host_hash=digest(host), watch_hash=digest(watch),
+            invite_hashes=[digest(i) for i in invites],
+        )  # fmt: skip
+        await store.write(
+            Store.new_table(
+                table_id, asdict(settings), table.host_hash, table.watch_hash, table.invite_hashes
+            )
+        )
+        table.start_driver()
+        return table, {"host": host, "watch": watch, "invites": invites}
+
+    @classmethod
+    def load(cls, stored: StoredTable, store: Store, pool: BotPool) -> Table:
+        """A table as its log leaves it: every event replayed through the engine."""
+        table = cls(
+            stored.id, Settings(**stored.config), store, pool,
+            host_hash=stored.host_hash, watch_hash=stored.watch_hash,
+            invite_hashes=stored.invite_hashes,
+        )  # fmt: skip
+        table.token_hashes = list(stored.token_hashes)
+        for row in stored.events:
+            table._replay(Event(row.seq, row.kind, row.data, row.client_id))
+        table.status = stored.status
+        return table
+
+    def _replay(self, event: Event) -> None:
+        data = event.data
+        if event.kind == "seat":
+            self.names[data["seat"]] = data["name"]
+        elif event.kind == "bot":
+            self.bots[data["seat"]] = data["level"]
+            self.names[data["seat"]] = data["name"]
+        elif event.kind == "start":
+            self.game = Game(self.rules)
+        elif event.kind == "deal":
+            assert self.game is not None
+            self.game.start_deal(data["dealer"], data["hands"], data["stock"])
+        elif event.kind in ("bid", "card"):
+            assert self.game is not None
+            self.game.apply(data["action"])
+            self.moves += 1
+        elif event.kind == "chat":
+            self.chat.append(event)
+        if event.client_id is not None:
+            self.applied[event.client_id] = event.version
+        self.log.append(event)
+        self.version = self._issued = event.version
+
+    async def resume(self) -> None:
+        """Go on after a load: deal from the secure generator from now on (dealing a due
+        deal), and start the driver."""
+        if self.game is not None and self.status != "finished":
+            async with self.lock:
+                before = len(self.game.deals)
+                self.game.attach_rng(secrets.SystemRandom())
+                events = self._deal_events(before)
+                if events:
+                    await self._commit(events)
+                    self._publish(events)
+            now = time.time()
+            for seat in self._people():
+                self.away_since[seat] = now
+                asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+        self.start_driver()
+
+    def start_driver(self) -> None:
+        if self.status != "finished" and self._driver is None:
+            self._driver = asyncio.create_task(self._drive(), name=f"table {self.id}")
+
+    def stop(self) -> None:
+        if self._driver is not None:
+            self._driver.cancel()
+            self._driver = None
+
+    # ------------------------------------------------------------------ seats
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat ``token`` holds, or ``None``."""
+        found = None
+        for seat, stored in enumerate(self.token_hashes):
+            if matches(token, stored):
+                found = seat
+        return found
+
+    def may_watch(self, code: str | None) -> bool:
+        return matches(code, self.watch_hash)
+
+    def is_host(self, token: str | None) -> bool:
+        return matches(token, self.host_hash)
+
+    async def take(self, seat: int, invite: str, name: object) -> str:
+        """Seat a person who holds ``seat``'s invite: their token (shown once).
+
+        :raises TableError: no such seat, a wrong invite, a taken seat, a bad name.
+        """
+        self._check_seat(seat)
+        if not matches(invite, self.invite_hashes[seat]):
+            raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
+        name = check_name(name)
+        async with self.lock:
+            if self.names[seat] is not None:
+                raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
+            token = secret()
+            self.token_hashes[seat] = digest(token)
+            self.names[seat] = name
+            try:
+                events = [self._event("seat", {"seat": seat, "name": name})]
+                events += self._start_if_full()
+                await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
+            except BaseException:
+                self._rebuild()
+                raise
+            self._publish(events)
+        return token
+
+    async def give_to_bot(self, seat: int, level: str, credential: str | None) -> None:
+        """Give the empty ``seat`` to a bot; the host or a seated player may.
+
+        :raises TableError: not allowed, no such seat or level, the seat taken.
+        """
+        self._check_seat(seat)
+        if not self.is_host(credential) and self.seat_of(credential) is None:
+            raise TableError(
+                "forbidden", N_("only the host or a player at this table may seat a bot")
+            )
+        if level not in LEVELS:
+            raise TableError(
+                "bad_field",
+                N_("unknown bot level {level}; the levels are {levels}"),
+                level=str(level)[:20],
+                levels=", ".join(LEVELS),
+            )
+        async with self.lock:
+            if self.names[seat] is not None:
+                raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
+            name = f"{level} bot"
+            self.names[seat], self.bots[seat] = name, level
+            try:
+                events = [self._event("bot", {"seat": seat, "level": level, "name": name})]
+                events += self._start_if_full()
+                await self._commit(events)
+            except BaseException:
+                self._rebuild()
+                raise
+            self._publish(events)
+
+    def _check_seat(self, seat: object) -> None:
+        if type(seat) is not int or not 0 <= seat < self.rules.num_players:
+            raise TableError(
+                "no_seat", N_("there is no seat {seat} at this table"), seat=str(seat)[:10]
+            )
+
+    def _start_if_full(self) -> list[Event]:
+        """Start the game when every seat is filled: the start and the first deal, dealt
+        with the operating system's secure generator."""
+        if self.game is not None or any(name is None for name in self.names):
+            return []
+        self.game = Game(self.rules, rng=secrets.SystemRandom())
+        self.status = "playing"
+        now = time.time()
+        for seat in self._people():
+            if not self.clients[seat]:
+                self.away_since[seat] = now
+                asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+        return [self._event("start", {}), *self._deal_events(0)]
+
+    def _people(self) -> list[int]:
+        return [s for s in range(self.rules.num_players) if self.bots[s] is None]
+
+    # ------------------------------------------------------------------ connections
+
+    def join(self, client: Client, since: int | None) -> None:
+        """Connect ``client`` and bring it up to date: the events it missed after version
+        ``since``, or the whole state."""
+        seat = client.seat
+        if seat is None:
+            self.watchers.add(client)
+        else:
+            self.clients[seat].add(client)
+            if self.away_since[seat] is not None or self.stand_in[seat]:
+                self.away_since[seat] = None
+                self.stand_in[seat] = False
+                self._changed.set()
+        if since is not None and self.version - RESYNC_LIMIT <= since <= self.version:
+            client.send(
+                {
+                    "type": "resync",
+                    "version": self.version,
+                    "events": [{"version": e.version, **e.public()} for e in self.log[since:]],
+                    "table": self.describe(),
+                    "view": self._view_of(seat),
+                }
+            )
+        else:
+            client.send(self.state_for(seat))
+        self._send_presence()
+
+    def leave(self, client: Client) -> None:
+        """Disconnect ``client``; a player whose last connection closed is away, and after the
+        grace period a bot of the table's level stands in."""
+        seat = client.seat
+        if seat is None:
+            self.watchers.discard(client)
+            return
+        self.clients[seat].discard(client)
+        if not self.clients[seat] and self.bots[seat] is None and self.game is not None:
+            self.away_since[seat] = time.time()
+            asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+        self._send_presence()
+
+    def _check_away(self, seat: int) -> None:
+        since = self.away_since[seat]
+        gone = since is not None and time.time() - since >= self.settings.grace - 0.01
+        if gone and not self.stand_in[seat] and self.status == "playing":
+            self.stand_in[seat] = True
+            self._send_presence()
+            self._changed.set()
+
+    def state_for(self, seat: int | None) -> dict[str, Any]:
+        """The whole state as ``seat`` (``None``: a spectator) may see it."""
+        return {
+            "type": "state",
+            "protocol": protocol.VERSION,
+            "version": self.version,
+            "table": self.describe(),
+            "you": {"seat": seat},
+            "view": self._view_of(seat),
+            "chat": [{"version": e.version, **e.public()} for e in self.chat],
+        }
+
+    def describe(self) -> dict[str, Any]:
+        """The table as anyone at it sees it: settings, seats, who is here."""
+        return {
+            "id": self.id,
+            "status": self.status,
+            "rules": self.rules.name,
+            "options": self.rules.changed_options(),
+            "level": self.settings.level,
+            "pace": self.settings.pace,
+            "turn_timer": self.settings.turn_timer,
+            "grace": self.settings.grace,
+            "seats": self._seats(),
+        }
+
+    def _seats(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s,
+                "name": self.names[s],
+                "bot": self.bots[s],
+                "connected": bool(self.clients[s]) or self.bots[s] is not None,
+                "stand_in": self.stand_in[s],
+            }
+            for s in range(self.rules.num_players)
+        ]
+
+    def _send_presence(self) -> None:
+        message = protocol.dumps(
+            {"type": "presence", "version": self.version, "seats": self._seats()}
+        )
+        for client in self._all_clients():
+            client.send(message)
+
+    def _all_clients(self) -> Iterable[Client]:
+        for clients in self.clients:
+            yield from clients
+        yield from self.watchers
+
+    def _view_of(self, seat: int | None) -> dict[str, Any] | None:
+        if self.game is None:
+            return None
+        view = self.game.public_view() if seat is None else self.game.view(seat)
+        return protocol.view_json(view)
+
+    # ------------------------------------------------------------------ actions
+
+    async def act(self, client: Client, message: protocol.Act) -> None:
+        """A seat's bid or card: applied, stored and broadcast, or refused with the rule and
+        nothing changed. The same client id again is acknowledged, not applied again."""
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        if message.seat is not None and message.seat != seat:
+            raise ProtocolError(
+                "not_your_seat",
+                N_("you hold seat {seat}, not seat {other}"),
+                seat=seat,
+                other=message.seat,
+            )
+        key = f"{seat}:{message.id}"
+        async with self.lock:
+            if key in self.applied:
+                client.send(
+                    {
+                        "type": "ack",
+                        "id": message.id,
+                        "version": self.applied[key],
+                        "repeated": True,
+                    }
+                )
+                return
+            if self.game is None:
+                raise ProtocolError("not_started", N_("the game starts when every seat is filled"))
+            try:
+                events = self._apply(seat, message.action, key)
+            except IllegalAction as error:
+                client.send(
+                    protocol.error(
+                        "illegal", explain_in(error, client.catalog), rule=error.rule,
+                        error=error, id=message.id, version=self.version,
+                    )
+                )  # fmt: skip
+                return
+            await self._commit(events)
+            self._publish(events)
+            client.send({"type": "ack", "id": message.id, "version": self.version})
+
+    def _apply(self, seat: int, action: str, key: str | None, by: str | None = None) -> list[Event]:
+        """Apply ``seat``'s action to the game: its event, and the deals it brings about."""
+        game = self.game
+        assert game is not None
+        before = len(game.deals)
+        try:
+            parse_bid(action)
+            is_bid = True
+        except BidError:
+            is_bid = False
+        if is_bid:
+            game.bid(action, seat)
+        else:
+            game.play(action, seat)
+        self.moves += 1
+        data: dict[str, Any] = {
+            "seat": seat,
+            "action": action.lower() if is_bid else action.upper(),
+        }
+        if by is not None:
+            data["by"] = by
+        events = [self._event("bid" if is_bid else "card", data, key)]
+        return events + self._deal_events(before)
+
+    def _deal_events(self, before: int) -> list[Event]:
+        game = self.game
+        assert game is not None
+        events = []
+        for number in range(before, len(game.deals)):
+            deal = game.deals[number]
+            data = {
+                "deal": number,
+                "dealer": deal.dealer,
+                "hands": [format_cards(hand) for hand in deal.hands],
+                "stock": [format_cards(1 << c)[0] for c in deal.stock],
+            }
+            events.append(self._event("deal", data))
+        if game.phase == Phase.OVER:
+            self.status = "finished"
+        return events
+
+    async def claim(self, client: Client, message: protocol.Claim) -> None:
+        """The player on turn claims every remaining trick: the solver settles it in the
+        pool; if it holds the deal is played out along its line, else play goes on."""
+        seat = client.seat
+        game = self.game
+        if seat is None:
+            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        if game is None or game.phase != Phase.PLAY or game.to_move != seat:
+            raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
+        moves = self.moves
+        holds, cards = await self.pool.claim(write_record(game), seat)
+        async with self.lock:
+            if self.moves != moves:
+                raise ProtocolError("stale", N_("the game moved on before the claim was settled"))
+            if not holds:
+                client.send(
+                    protocol.error(
+                        "claim_refused",
+                        client.catalog.gettext(
+                            N_("the claim does not hold against every defence: play goes on")
+                        ),
+                        id=message.id,
+                        version=self.version,
+                    )
+                )
+                return
+            left = len(cards)
+            events = [self._event("claim", {"seat": seat, "cards": left}, f"{seat}:{message.id}")]
+            try:
+                for card in cards:
+                    mover = game.to_move
+                    assert mover is not None
+                    events += self._apply(mover, card, None, by="claim")
+            except Exception:
+                self._rebuild()
+                raise
+            await self._commit(events)
+            self._publish(events)
+            client.send({"type": "ack", "id": message.id, "version": self.version})
+
+    async def say(self, client: Client, text: str) -> None:
+        """A chat message from a seated player, kept with the table."""
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
+        async with self.lock:
+            event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
+            await self._commit([event])
+            self.chat.append(event)
+            self._publish([event])
+
+    # ------------------------------------------------------------------ the log
+
+    def _event(self, kind: str, data: dict[str, Any], client_id: str | None = None) -> Event:
+        """A new event, numbered after those made but not yet stored (under the lock)."""
+        self._issued += 1
+        return Event(self._issued, kind, data, client_id)
+
+    async def _commit(self, events: list[Event], extra: Write | None = None) -> None:
+        """Store ``events`` (and ``extra`` rows) in one transaction. If the store fails the
+        table is rebuilt from what was stored, so that memory never runs ahead of the log."""
+        rows: Write = list(extra or [])
+        for event in events:
+            rows += Store.event(self.id, event.version, event.kind, event.data, event.client_id)
+        if any(e.kind == "start" for e in events):
+            rows += Store.status(self.id, "playing")
+        if self.status == "finished":
+            rows += Store.status(self.id, "finished")
+        try:
+            await self.store.write(rows)
+        except Exception:
+            self._rebuild()
+            raise
+        for event in events:
+            self.log.append(event)
+            if event.client_id is not None:
+                self.applied[event.client_id] = event.version
+            self.version = event.version
+
+    def _rebuild(self) -> None:
+        stored = self.store.load(self.id)
+        assert stored is not None
+        fresh = Table.load(stored, self.store, self.pool)
+        for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
+                     "log", "chat", "applied", "moves"):  # fmt: skip
+            setattr(self, name, getattr(fresh, name))
+        if self.game is not None and self.status != "finished":
+            self.game.attach_rng(secrets.SystemRandom())
+
+    def _publish(self, events: list[Event]) -> None:
+        """Send stored ``events`` to every client: the public event, and with the last one
+        each receiver's view — a seat's own, a spectator's public one."""
+        if not events:
+            return
+        game_changed = any(e.kind not in ("chat", "seat", "bot") for e in events)
+        if game_changed:
+            self.turn_started = time.monotonic()
+        table = self.describe() if any(e.kind in ("seat", "bot", "start") for e in events) else None
+        last = len(events) - 1
+        for i, event in enumerate(events):
+            base = {"type": "event", "version": event.version, "event": event.public()}
+            if i < last or (not game_changed and table is None):
+                frame = protocol.dumps(base)
+                for client in self._all_clients():
+                    client.send(frame)
+                continue
+            if table is not None:
+                base["table"] = table
+            for seat, clients in enumerate(self.clients):
+                if clients:
+                    frame = protocol.dumps({**base, "view": self._view_of(seat)})
+                    for client in clients:
+                        client.send(frame)
+            if self.watchers:
+                frame = protocol.dumps({**base, "view": self._view_of(None)})
+                for client in self.watchers:
+                    client.send(frame)
+        self._changed.set()
+
+    def record(self, seat: int | None, *, everything: bool = False) -> dict[str, Any]:
+        """The game's ``backalley/1`` record, with every hand and the stock once the game is
+        over; before that, the hands ``seat`` may not see and every stock are ``null``."""
+        if self.game is None:
+            raise TableError("not_started", N_("the game starts when every seat is filled"))
+        record = write_record(self.game, players=[name or "" for name in self.names])
+        if everything or self.status == "finished":
+            return record
+        for deal in record["deals"]:
+            deal["hands"] = [h if s == seat else None for s, h in enumerate(deal["hands"])]
+            deal["stock"] = None
+        return record
+
+    # ------------------------------------------------------------------ bots and timers
+
+    def _actor(self, seat: int) -> tuple[str, str, float] | None:
+        """Who acts for ``seat`` without its person, how, and after how long: a bot seat and
+        a stand-in at the table's pace, the turn timer when it runs out."""
+        level = self.bots[seat]
+        if level is not None:
+            return level, "bot", self.settings.pace
+        if self.stand_in[seat]:
+            return self.settings.level, "stand_in", self.settings.pace
+        if self.settings.turn_timer is not None:
+            return self.settings.level, "timer", self.settings.turn_timer
+        return None
+
+    async def _drive(self) -> None:
+        """The table's driver: whenever a bot, a stand-in or the timer is due to act, ask the
+        pool and apply the answer — unless the game moved on meanwhile."""
+        while True:
+            self._changed.clear()
+            game = self.game
+            seat = None if game is None or self.status != "playing" else game.to_move
+            actor = None if seat is None else self._actor(seat)
+            if actor is None or seat is None or game is None:
+                await self._changed.wait()
+                continue
+            level, by, delay = actor
+            moves = self.moves
+            due = self.turn_started + delay
+            thinking = None
+            if by != "timer":
+                thinking = asyncio.ensure_future(self.pool.decide(write_record(game), seat, level))
+            try:
+                while time.monotonic() < due and self.moves == moves and self._actor(seat) == actor:
+                    self._changed.clear()
+                    try:
+                        await asyncio.wait_for(self._changed.wait(), due - time.monotonic())
+                    except TimeoutError:
+                        break
+                if self.moves != moves or self._actor(seat) != actor:
+                    continue
+                if thinking is None:
+                    thinking = asyncio.ensure_future(
+                        self.pool.decide(write_record(game), seat, level)
+                    )
+                action = await thinking
+                thinking = None
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a worker failed: try again at the next change or second
+                await asyncio.sleep(1)
+                continue
+            finally:
+                if thinking is not None and not thinking.done():
+                    thinking.cancel()
+            async with self.lock:
+                if self.moves != moves or self._actor(seat) != actor:
+                    continue
+                try:
+                    events = self._apply(seat, action, None, by=by)
+                    await self._commit(events)
+                except Exception:
+                    await asyncio.sleep(1)
+                    continue
+                self._publish(events)
+
+
+class Tables:
+    """Every table the server holds: the open ones in memory, the finished ones on demand."""
+
+    def __init__(self, store: Store, pool: BotPool) -> None:
+        self.store = store
+        self.pool = pool
+        self.tables: dict[str, Table] = {}
+
+    async def start(self) -> int:
+        """Rebuild every unfinished table from its log; how many there were."""
+        for table_id in self.store.table_ids(finished=False):
+            stored = self.store.load(table_id)
+            if stored is not None:
+                table = Table.load(stored, self.store, self.pool)
+                self.tables[table_id] = table
+                await table.resume()
+        return len(self.tables)
+
+    async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
+        table, secrets_ = await Table.create(settings, self.store, self.pool)
+        self.tables[table.id] = table
+        return table, secrets_
+
+    def get(self, table_id: str) -> Table | None:
+        """The table ``table_id`` (a finished one loaded from the store), or ``None``."""
+        table = self.tables.get(table_id)
+        if table is None and len(table_id) <= 16:
+            stored = self.store.load(table_id)
+            if stored is not None:
+                table = self.tables[table_id] = Table.load(stored, self.store, self.pool)
+        return table
+
+    def finished(self, limit: int = 50) -> list[str]:
+        return self.store.table_ids(finished=True)[:limit]
+
+    def stop(self) -> None:
+        for table in self.tables.values():
+            table.stop()
+
+
+__all__ = ["Client", "Event", "Settings", "Table", "TableError", "Tables", "check_name", "secret"]
