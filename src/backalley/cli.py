@@ -7,9 +7,9 @@ line on standard error and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
-import socket
 import contextlib
 import json
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path

@@ -98,9 +98,8 @@ class Seat:
         async with connect(uri, max_size=2**22, open_timeout=30) as socket:
             seat = cls(socket)
             hello: dict[str, Any] = {"type": "hello"}
-            for key, value in (("token", token), ("watch", watch), ("since", since), ("lang", lang)):
-                if value is not None:
-                    hello[key] = value
+            given = {"token": token, "watch": watch, "since": since, "lang": lang}
+            hello.update({key: value for key, value in given.items() if value is not None})
             await seat.send(hello)
             yield seat
 
