@@ -33,8 +33,8 @@ from backalley.server.tables import Settings, Table, TableError, Tables
 log = logging.getLogger("backalley.server")
 
 HELLO_WAIT = 10.0  #: seconds a new connection has to say hello
-RATE = 10.0  #: messages a second a connection may send, on average …
-BURST = 30  #: … with bursts of this many
+RATE = 50.0  #: messages a second a connection may send, on average …
+BURST = 100  #: … with bursts of this many
 CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
 FLOOD = 100  #: messages refused for the rate before the connection is closed
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
@@ -134,6 +134,8 @@ async def table_socket(socket: WebSocket) -> None:
     finally:
         table.leave(connection)
         connection.close(1000)
+        with contextlib.suppress(Exception):  # let the last frames and the close code out
+            await asyncio.wait_for(connection.sender, 5)
 
 
 async def _serve(socket: WebSocket, table: Table, connection: Connection) -> None:

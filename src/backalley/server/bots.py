@@ -14,6 +14,8 @@ import multiprocessing
 import os
 import random
 import secrets
+import threading
+import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Any
 
@@ -44,6 +46,17 @@ def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
     return result.accepted, [str(card) for card in result.played]
 
 
+def _watch_parent(parent: int) -> None:
+    """Leave when the server is gone: a worker outlives a killed server otherwise."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def _warm_up() -> None:
     """Load the solver (compiled once per machine, then cached) before the first claim."""
     from backalley.solver import compile_search
@@ -59,6 +72,8 @@ class BotPool:
         self.executor = executor or ProcessPoolExecutor(
             max_workers=workers or max(2, (os.cpu_count() or 2) - 1),
             mp_context=multiprocessing.get_context("spawn"),
+            initializer=_watch_parent,
+            initargs=(os.getpid(),),
         )
 
     async def decide(self, record: dict[str, Any], seat: int, level: str) -> str:

@@ -127,6 +127,12 @@ class Seat:
         await self.send({"type": "act", "id": id, "action": action})
         return id
 
+    async def claim(self) -> int:
+        """Claim every remaining trick; returns the client id it was sent with."""
+        self._next_id += 1
+        await self.send({"type": "claim", "id": self._next_id})
+        return self._next_id
+
     async def recv(self) -> dict[str, Any]:
         """The next message, with ``view``, ``table`` and ``version`` brought up to date."""
         message = json.loads(await self.socket.recv())

@@ -77,7 +77,7 @@ class Settings:
             options=options,
             level=data.get("level", "medium"),
             pace=_number(data, "pace", 1.0, 0.0, 30.0),
-            turn_timer=_number(data, "turn_timer", None, 5.0, 3600.0),
+            turn_timer=_number(data, "turn_timer", None, 1.0, 3600.0),
             grace=_number(data, "grace", 60.0, 0.0, 3600.0),
         )
         if settings.level not in LEVELS:
