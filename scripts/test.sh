@@ -8,6 +8,13 @@ PYTHON=${PYTHON:-python3}
 if ! command -v tmux >/dev/null 2>&1; then
   apt-get update -qq && apt-get install -y -qq tmux >/dev/null
 fi
+# The server's storage is tested on a real PostgreSQL too (tests/test_server.py).
+if url=$(bash scripts/postgres.sh 2>/tmp/backalley-postgres.err); then
+  export BACKALLEY_TEST_POSTGRES="$url"
+else
+  export BACKALLEY_TEST_POSTGRES_SKIP="PostgreSQL could not be set up: $(cat /tmp/backalley-postgres.err)"
+  echo "warning: $BACKALLEY_TEST_POSTGRES_SKIP: its tests will be skipped" >&2
+fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

@@ -23,8 +23,9 @@ POSTGRES_MISSING = os.environ.get(
 )
 
 
-def database(kind: str, folder: Path) -> str:
-    """A fresh, empty database of ``kind`` (``sqlite`` or ``postgres``)."""
+def database(kind: str, folder: Path, request: pytest.FixtureRequest | None = None) -> str:
+    """A fresh, empty database of ``kind`` (``sqlite`` or ``postgres``), dropped after the
+    test of ``request``."""
     if kind == "sqlite":
         return f"sqlite:///{folder / 'server.db'}"
     if not POSTGRES:
@@ -36,6 +37,15 @@ def database(kind: str, folder: Path) -> str:
     with admin.connect() as connection:
         connection.execute(text(f"CREATE DATABASE {name}"))
     admin.dispose()
+
+    def drop() -> None:
+        admin = create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+    if request is not None:
+        request.addfinalizer(drop)
     return POSTGRES.rsplit("/", 1)[0] + "/" + name
 
 

@@ -20,7 +20,8 @@ from websockets.exceptions import ConnectionClosed
 from backalley.analysis import claim_holds
 from backalley.cards import parse_card
 from backalley.record import read_record, replay, verify
-from backalley.server.client import Seat, create_table, request, seat_bot, take_seat
+from backalley.server.client import Seat, create_table, seat_bot, take_seat
+from backalley.server.client import request as http
 from backalley.server.protocol import MAX_FRAME
 from server_support import Server, database
 
@@ -73,7 +74,7 @@ async def play_game(base: str, table: dict[str, Any], tokens: list[str], seed: i
 
 
 def finished_record(base: str, table_id: str) -> dict[str, Any]:
-    status, record = request(base, "GET", f"/api/tables/{table_id}/record")
+    status, record = http(base, "GET", f"/api/tables/{table_id}/record")
     assert status == 200
     return dict(record)
 
@@ -83,9 +84,9 @@ def finished_record(base: str, table_id: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_four_clients_play_a_whole_game_and_its_record_verifies(
-    backend: str, tmp_path: Path
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    server = Server.start(database(backend, tmp_path))
+    server = Server.start(database(backend, tmp_path, request))
     try:
         table, tokens = new_table(server.base)
         seats = run(play_game(server.base, table, tokens, seed=1))
@@ -99,7 +100,7 @@ def test_four_clients_play_a_whole_game_and_its_record_verifies(
             assert seat.view["scores"] == list(game.scores)
             assert seat.view["winner"] == game.winner
         assert record["players"] == ["P0", "P1", "P2", "P3"]
-        _, games = request(server.base, "GET", "/api/games")
+        _, games = http(server.base, "GET", "/api/games")
         assert table["id"] in [g["id"] for g in games["games"]]
     finally:
         server.stop()
@@ -261,29 +262,29 @@ def test_actions_after_the_end_are_refused_with_E1(server: Server) -> None:
 
 def test_http_refusals(server: Server) -> None:
     base = server.base
-    status, answer = request(base, "POST", "/api/tables", {"rules": "bridge"})
+    status, answer = http(base, "POST", "/api/tables", {"rules": "bridge"})
     assert status == 400 and answer["code"] == "bad_rules" and "bridge" in answer["message"]
-    status, answer = request(base, "POST", "/api/tables", {"level": "godlike"})
+    status, answer = http(base, "POST", "/api/tables", {"level": "godlike"})
     assert status == 400 and "godlike" in answer["message"]
-    status, answer = request(base, "POST", "/api/tables", {"pace": "fast"})
+    status, answer = http(base, "POST", "/api/tables", {"pace": "fast"})
     assert status == 400 and answer["code"] == "bad_field"
     table, _ = new_table(base, names=1)
     path = f"/api/tables/{table['id']}/seats"
-    status, answer = request(base, "POST", f"{path}/1", {"invite": "wrong", "name": "X"})
+    status, answer = http(base, "POST", f"{path}/1", {"invite": "wrong", "name": "X"})
     assert status == 403
     invite = table["invites"][0]["invite"]
-    status, answer = request(base, "POST", f"{path}/0", {"invite": invite, "name": "X"})
+    status, answer = http(base, "POST", f"{path}/0", {"invite": invite, "name": "X"})
     assert status == 409 and answer["code"] == "seat_taken"
-    status, answer = request(base, "POST", f"{path}/1", {"invite": table["invites"][1]["invite"],
+    status, answer = http(base, "POST", f"{path}/1", {"invite": table["invites"][1]["invite"],
                                                          "name": "\x07"})  # fmt: skip
     assert status == 400 and answer["code"] == "bad_name"
-    status, answer = request(base, "POST", f"{path}/1/bot", {"level": "easy"}, token="nobody")
+    status, answer = http(base, "POST", f"{path}/1/bot", {"level": "easy"}, token="nobody")
     assert status == 403
-    status, answer = request(base, "POST", f"{path}/9/bot", {"level": "easy"}, token=table["host"])
+    status, answer = http(base, "POST", f"{path}/9/bot", {"level": "easy"}, token=table["host"])
     assert status == 404
-    status, answer = request(base, "GET", "/api/tables/nosuchtable")
+    status, answer = http(base, "GET", "/api/tables/nosuchtable")
     assert status == 404 and answer["code"] == "no_table"
-    status, answer = request(base, "POST", "/api/tables", "x" * (MAX_FRAME + 1))
+    status, answer = http(base, "POST", "/api/tables", "x" * (MAX_FRAME + 1))
     assert status == 413
 
 
@@ -372,7 +373,7 @@ def test_a_repeated_action_is_applied_once(server: Server) -> None:
     assert first["type"] == "ack" and again["type"] == "ack"
     assert again["repeated"] is True and again["version"] == first["version"]
     assert after == before + 1
-    record = request(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
     assert len(record["deals"][0]["bids"]) == 1
 
 
@@ -399,8 +400,8 @@ def test_a_spectator_sees_the_table_and_no_hand(server: Server) -> None:
 def test_the_record_of_a_running_game_hides_what_the_reader_may_not_see(server: Server) -> None:
     table, tokens = new_table(server.base)
     path = f"/api/tables/{table['id']}/record"
-    public = request(server.base, "GET", path)[1]
-    mine = request(server.base, "GET", path, token=tokens[2])[1]
+    public = http(server.base, "GET", path)[1]
+    mine = http(server.base, "GET", path, token=tokens[2])[1]
     assert public["deals"][0]["hands"] == [None] * 4 and public["deals"][0]["stock"] is None
     hands = mine["deals"][0]["hands"]
     assert hands[2] is not None and len(hands[2]) == 3
@@ -609,9 +610,9 @@ async def _act_until(base: str, table: dict[str, Any], tokens: list[str], action
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_killed_server_comes_back_with_every_table_where_it_was(
-    backend: str, tmp_path: Path
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    url = database(backend, tmp_path)
+    url = database(backend, tmp_path, request)
     server = Server.start(url)
     people, people_tokens = new_table(server.base, hand_sizes=[5, 4])
     bots, bot_tokens = new_table(server.base, names=1, hand_sizes=[5, 4], level="easy")
@@ -619,7 +620,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
         seat_bot(server.base, bots, seat, "easy")
     people_version = run(_act_until(server.base, people, people_tokens, 7, seed=1))
     run(_act_until(server.base, bots, bot_tokens, 2, seed=2))
-    before = {t["id"]: request(server.base, "GET", f"/api/tables/{t['id']}/record", token=tok)[1]
+    before = {t["id"]: http(server.base, "GET", f"/api/tables/{t['id']}/record", token=tok)[1]
               for t, tok in ((people, people_tokens[0]), (bots, bot_tokens[0]))}  # fmt: skip
     assert before[people["id"]]["deals"][0]["play"]  # in the middle of a deal
     server.kill()
@@ -627,7 +628,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
     server = Server.start(url)
     try:
         assert "2 unfinished tables resumed" in "".join(server.output)
-        after = {t["id"]: request(server.base, "GET", f"/api/tables/{t['id']}/record",
+        after = {t["id"]: http(server.base, "GET", f"/api/tables/{t['id']}/record",
                                   token=tok)[1]
                  for t, tok in ((people, people_tokens[0]), (bots, bot_tokens[0]))}  # fmt: skip
         # The people's table stands exactly where it was: the same deal, bids and cards.

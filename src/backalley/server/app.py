@@ -128,7 +128,7 @@ async def table_socket(socket: WebSocket) -> None:
         await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")
         return
     connection = Connection(socket, seat, hello.lang)
-    table.join(connection, hello.since)
+    await table.join(connection, hello.since)
     try:
         await _serve(socket, table, connection)
     finally:
@@ -280,7 +280,7 @@ async def create_table(request: Request) -> Response:
 
 
 async def show_table(request: Request) -> Response:
-    return JSONResponse(_table(request).describe())
+    return JSONResponse(await _table(request).stored_description())
 
 
 async def take_seat(request: Request) -> Response:
@@ -291,7 +291,9 @@ async def take_seat(request: Request) -> Response:
     if not isinstance(invite, str):
         raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
     token = await table.take(seat, invite, data.get("name"))
-    return JSONResponse({"seat": seat, "token": token, "table": table.describe()}, status_code=201)
+    return JSONResponse(
+        {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
+    )
 
 
 async def seat_bot(request: Request) -> Response:
@@ -299,7 +301,7 @@ async def seat_bot(request: Request) -> Response:
     data = await _body(request)
     level = data.get("level", table.settings.level)
     await table.give_to_bot(request.path_params["seat"], str(level), _bearer(request))
-    return JSONResponse({"table": table.describe()})
+    return JSONResponse({"table": await table.stored_description()})
 
 
 async def table_record(request: Request) -> Response:
@@ -308,7 +310,7 @@ async def table_record(request: Request) -> Response:
     seat = table.seat_of(token) if token else None
     if token and seat is None and not table.is_host(token):
         raise TableError("forbidden", N_("this token does not open this table"))
-    return JSONResponse(table.record(seat))
+    return JSONResponse(await table.record(seat))
 
 
 async def finished_games(request: Request) -> Response:

@@ -406,9 +406,13 @@ class Table:
 
     # ------------------------------------------------------------------ connections
 
-    def join(self, client: Client, since: int | None) -> None:
+    async def join(self, client: Client, since: int | None) -> None:
         """Connect ``client`` and bring it up to date: the events it missed after version
-        ``since``, or the whole state."""
+        ``since``, or the whole state — as stored: it waits for a commit under way."""
+        async with self.lock:
+            self._join(client, since)
+
+    def _join(self, client: Client, since: int | None) -> None:
         seat = client.seat
         if seat is None:
             self.watchers.add(client)
@@ -464,6 +468,11 @@ class Table:
             "view": self._view_of(seat),
             "chat": [{"version": e.version, **e.public()} for e in self.chat],
         }
+
+    async def stored_description(self) -> dict[str, Any]:
+        """:meth:`describe` as stored: after any commit under way."""
+        async with self.lock:
+            return self.describe()
 
     def describe(self) -> dict[str, Any]:
         """The table as anyone at it sees it: settings, seats, who is here."""
@@ -712,13 +721,18 @@ class Table:
                     client.send(frame)
         self._changed.set()
 
-    def record(self, seat: int | None, *, everything: bool = False) -> dict[str, Any]:
-        """The game's ``backalley/1`` record, with every hand and the stock once the game is
-        over; before that, the hands ``seat`` may not see and every stock are ``null``."""
+    async def record(self, seat: int | None) -> dict[str, Any]:
+        """The game's ``backalley/1`` record as stored, with every hand and the stock once the
+        game is over; before that, the hands ``seat`` may not see and every stock are
+        ``null``."""
+        async with self.lock:
+            return self._record(seat)
+
+    def _record(self, seat: int | None) -> dict[str, Any]:
         if self.game is None:
             raise TableError("not_started", N_("the game starts when every seat is filled"))
         record = write_record(self.game, players=[name or "" for name in self.names])
-        if everything or self.status == "finished":
+        if self.status == "finished":
             return record
         for deal in record["deals"]:
             deal["hands"] = [h if s == seat else None for s, h in enumerate(deal["hands"])]
