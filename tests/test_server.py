@@ -545,6 +545,7 @@ def test_claims_are_settled_by_the_solver(server: Server) -> None:
         holds = claim_holds(position)
         if holds:
             assert claimed["reply"]["type"] == "ack"
+            assert claimed["again"]["type"] == "ack" and claimed["again"]["repeated"]
         else:
             assert claimed["reply"]["code"] == "claim_refused"
             assert claimed["after"] == claimed["at"]
@@ -568,8 +569,12 @@ async def _claim_at_the_first_card(
                     return
                 if c.view["phase"] == "play" and not claimed:
                     claimed["at"] = await _version(c)
-                    claimed["reply"] = await c.reply(await c.claim())
+                    claim_id = await c.claim()
+                    claimed["reply"] = await c.reply(claim_id)
                     claimed["after"] = await _version(c)
+                    if claimed["reply"]["type"] == "ack":  # the same claim again: applied once
+                        await c.send({"type": "claim", "id": claim_id})
+                        claimed["again"] = await c.reply(claim_id)
                     continue
                 await c.reply(await c.act(rng.choice(c.view["legal"])))
 
@@ -669,3 +674,62 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
             assert record["deals"][0]["bids"][: len(first["bids"])] == first["bids"]
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------------- spellings and limits
+
+
+def test_actions_are_logged_in_the_records_spelling(server: Server) -> None:
+    table, tokens = new_table(server.base, hand_sizes=[1])
+
+    async def scenario() -> list[dict[str, Any]]:
+        clients = [Seat.connect(server.base, table["id"], token=t) for t in tokens]
+        seats = [await c.__aenter__() for c in clients]
+        for s in seats:
+            await s.until(lambda s: s.view is not None)
+        while True:
+            mover = next((s for s in seats if s.my_turn), None)
+            if mover is None:
+                break
+            if mover.view["phase"] == "bid":
+                # The first bid a pass written "0", the others one trick written "01".
+                answer = await mover.reply(await mover.act("01" if mover.view["bids"] else "0"))
+            else:
+                answer = await mover.reply(await mover.act(mover.view["legal"][0].lower()))
+            assert answer["type"] == "ack"
+            for s in seats:
+                await s.until(lambda s, v=answer["version"]: s.version >= v)
+            if mover.view["phase"] != "bid":
+                break
+        for c in clients:
+            await c.__aexit__(None, None, None)
+        return [m["event"] for m in seats[0].messages if m["type"] == "event"]
+
+    events = run(scenario())
+    bids = [e["action"] for e in events if e["kind"] == "bid"]
+    cards = [e["action"] for e in events if e["kind"] == "card"]
+    assert (bids and set(bids) == {"pass"}) or "pass" in bids
+    assert all(c == c.upper() for c in cards)
+
+
+def test_chat_holds_up_to_300_characters(server: Server) -> None:
+    table, tokens = new_table(server.base)
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Seat.connect(server.base, table["id"], token=tokens[0]) as client:
+            await client.until(lambda s: s.view is not None)
+            await client.send({"type": "chat", "text": "x" * 300})
+            said = await client.recv()
+            while said["type"] != "event":
+                said = await client.recv()
+            await client.send({"type": "chat", "text": "x" * 301})
+            return said, await _next_error(client)
+
+    said, refused = run(scenario())
+    assert said["event"]["text"] == "x" * 300 and said["event"]["name"] == "P0"
+    assert refused["code"] == "bad_field" and "300" in refused["message"]
+
+
+def test_options_that_are_not_an_object_are_refused(server: Server) -> None:
+    status, answer = http(server.base, "POST", "/api/tables", {"options": [1]})
+    assert status == 400 and answer["code"] == "bad_field" and "options" in answer["message"]

@@ -689,7 +689,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     app = create_app(url, workers=args.workers, on_ready=_announce)
     config = uvicorn.Config(
-        app, log_level="warning", ws_max_size=64 * 1024, lifespan="on", timeout_graceful_shutdown=5
+        app,
+        log_level="warning",
+        ws_max_size=64 * 1024,
+        ws_per_message_deflate=False,  # compression cost more CPU than the bytes it saved
+        lifespan="on",
+        timeout_graceful_shutdown=5,
     )
     uvicorn.Server(config).run(sockets=[listener])
     return 0

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -36,7 +38,8 @@ HELLO_WAIT = 10.0  #: seconds a new connection has to say hello
 RATE = 50.0  #: messages a second a connection may send, on average …
 BURST = 100  #: … with bursts of this many
 CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
-FLOOD = 100  #: messages refused for the rate before the connection is closed
+FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close the connection
+FLOOD_WINDOW = 10.0
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
 
 _STATUS = {
@@ -71,22 +74,32 @@ class Connection:
         self.socket = socket
         self.seat = seat
         self.catalog = translator(lang)
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE + 1)
         self.closing: int | None = None
         self.sender = asyncio.create_task(self._send_loop())
 
     def send(self, message: dict[str, Any] | str) -> None:
+        if self.closing is not None:
+            return
         frame = message if isinstance(message, str) else protocol.dumps(message)
         try:
+            if self.queue.qsize() >= QUEUE:
+                raise asyncio.QueueFull
             self.queue.put_nowait(frame)
-        except asyncio.QueueFull:
-            self.close(protocol.CLOSE_SLOW)
+        except asyncio.QueueFull:  # too slow a reader: dropped, and told why by the code
+            self.closing = protocol.CLOSE_SLOW
+            self.sender.cancel()
+            self._closer = asyncio.ensure_future(self._close_now(protocol.CLOSE_SLOW))
 
     def close(self, code: int) -> None:
+        """Close with ``code`` once the frames already queued are sent."""
         if self.closing is None:
             self.closing = code
-            with contextlib.suppress(asyncio.QueueFull):
-                self.queue.put_nowait(None)
+            self.queue.put_nowait(None)  # never full here: send() closes before it fills
+
+    async def _close_now(self, code: int) -> None:
+        with contextlib.suppress(Exception):
+            await self.socket.close(code)
 
     async def _send_loop(self) -> None:
         try:
@@ -139,7 +152,8 @@ async def table_socket(socket: WebSocket) -> None:
 
 
 async def _serve(socket: WebSocket, table: Table, connection: Connection) -> None:
-    bucket, chat, refused = Bucket(RATE, BURST), Bucket(CHAT_RATE, CHAT_BURST), 0
+    bucket, chat = Bucket(RATE, BURST), Bucket(CHAT_RATE, CHAT_BURST)
+    refused: deque[float] = deque()  # when frames were dropped for the rate, lately
     while connection.closing is None:
         received = await socket.receive()
         if received["type"] == "websocket.disconnect":
@@ -147,29 +161,26 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
         frame = received.get("text")
         if frame is None:
             frame = received.get("bytes") or b""
-        if len(frame) > protocol.MAX_FRAME or (
-            isinstance(frame, str) and len(frame.encode()) > protocol.MAX_FRAME
-        ):
-            error = ProtocolError(
-                "too_large",
-                N_("a message may hold {limit} bytes, not more"),
-                limit=protocol.MAX_FRAME,
-            )
+        error = protocol.too_large(frame)
+        if error is not None:
             connection.send(_error(error, connection.catalog))
             connection.close(protocol.CLOSE_TOO_BIG)
             return
         if not bucket.take():
-            refused += 1
-            if refused == 1 or refused % 10 == 0:
+            now = time.monotonic()
+            refused.append(now)
+            while refused[0] < now - FLOOD_WINDOW:
+                refused.popleft()
+            if len(refused) >= FLOOD:
+                connection.close(protocol.CLOSE_POLICY)
+                return
+            if len(refused) == 1 or len(refused) % 10 == 0:
                 error = ProtocolError(
                     "rate_limited",
                     N_("too many messages: at most {rate} a second; this one was dropped"),
                     rate=int(RATE),
                 )
                 connection.send(_error(error, connection.catalog))
-            if refused >= FLOOD:
-                connection.close(protocol.CLOSE_POLICY)
-                return
             continue
         try:
             message = protocol.parse(frame)
@@ -192,9 +203,8 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
             connection.send(reply)
         except Exception:
             log.exception("table %s: a message failed", table.id)
-            connection.send(
-                protocol.error("server_error", "the server could not handle this message")
-            )
+            text = connection.catalog.gettext(N_("the server could not handle this message"))
+            connection.send(protocol.error("server_error", text))
 
 
 def _id_of(frame: str | bytes) -> str | None:
@@ -252,7 +262,8 @@ async def _refusals(request: Request, exc: Exception) -> Response:
 
 async def _failures(request: Request, exc: Exception) -> Response:
     log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-    body = protocol.error("server_error", "the server could not handle this request")
+    text = _catalog(request).gettext(N_("the server could not handle this request"))
+    body = protocol.error("server_error", text)
     return JSONResponse(body, status_code=500)
 
 
@@ -348,10 +359,12 @@ async def home(request: Request) -> Response:
     catalog = _catalog(request)
     tables: Tables = request.app.state.tables
     playing = sum(1 for t in tables.tables.values() if t.status == "playing")
-    title = catalog.gettext("Back Alley server")
+    title = catalog.gettext(N_("Back Alley server"))
     text = catalog.gettext(
-        "This server holds the tables of Back Alley games: {count} in play now. Clients talk "
-        "to it over HTTP and WebSockets; the protocol is in docs/protocol.md."
+        N_(
+            "This server holds the tables of Back Alley games: {count} in play now. Clients "
+            "talk to it over HTTP and WebSockets; the protocol is in docs/protocol.md."
+        )
     ).format(count=playing)
     page = (
         f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
@@ -377,6 +390,10 @@ def create_app(
         tables = Tables(store, pool)
         app.state.tables = tables
         app.state.resumed = await tables.start()
+        # What is alive now (modules, the resumed tables) lives as long as the server: out of
+        # the garbage collector's full passes, which otherwise stall every table.
+        gc.collect()
+        gc.freeze()
         warming = asyncio.create_task(pool.warm_up()) if warm_up else None
         if on_ready is not None:
             on_ready(app.state.resumed)

@@ -12,6 +12,7 @@ benchmark, a bot that plays on a server.
 from __future__ import annotations
 
 import json
+import secrets
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
@@ -79,6 +80,8 @@ class Seat:
         self.view: dict[str, Any] | None = None
         self.table: dict[str, Any] | None = None
         self.version = 0
+        # Client ids are the seat's across its connections: a fresh prefix for each.
+        self._prefix = secrets.token_hex(4)
         self._next_id = 0
 
     @classmethod
@@ -119,19 +122,22 @@ class Seat:
     async def send(self, message: dict[str, Any]) -> None:
         await self.socket.send(json.dumps(message))
 
-    async def act(self, action: str, id: int | None = None) -> int:
-        """Send a bid or a card; returns the client id it was sent with."""
-        if id is None:
-            self._next_id += 1
-            id = self._next_id
-        await self.send({"type": "act", "id": id, "action": action})
-        return id
-
-    async def claim(self) -> int:
-        """Claim every remaining trick; returns the client id it was sent with."""
+    def _new_id(self) -> str:
         self._next_id += 1
-        await self.send({"type": "claim", "id": self._next_id})
-        return self._next_id
+        return f"{self._prefix}-{self._next_id}"
+
+    async def act(self, action: str, id: int | str | None = None) -> str:
+        """Send a bid or a card; returns the client id it was sent with (a fresh one unless
+        ``id`` is given: the same id again is applied once)."""
+        id = self._new_id() if id is None else id
+        await self.send({"type": "act", "id": id, "action": action})
+        return str(id)
+
+    async def claim(self) -> str:
+        """Claim every remaining trick; returns the client id it was sent with."""
+        id = self._new_id()
+        await self.send({"type": "claim", "id": id})
+        return id
 
     async def recv(self) -> dict[str, Any]:
         """The next message, with ``view``, ``table`` and ``version`` brought up to date."""

@@ -27,7 +27,6 @@ CLOSE_TOO_BIG = 1009  #: a frame over MAX_FRAME bytes
 CLOSE_UNAUTHORIZED = 4401  #: the token or watch code does not open this table
 CLOSE_NO_TABLE = 4404  #: there is no such table
 CLOSE_SLOW = 4408  #: the client reads too slowly: too many messages wait for it
-CLOSE_REPLACED = 4409  #: the same seat connected again from elsewhere (kept: both stay)
 
 
 class ProtocolError(BackAlleyError):
@@ -71,19 +70,24 @@ class Ping:
 Message = Hello | Act | Claim | Chat | Ping
 
 
+def too_large(frame: str | bytes) -> ProtocolError | None:
+    """The refusal of ``frame`` when it is over :data:`MAX_FRAME` bytes."""
+    size = len(frame.encode() if isinstance(frame, str) else frame)
+    if size <= MAX_FRAME:
+        return None
+    return ProtocolError(
+        "too_large", N_("a message may hold {limit} bytes, not {size}"), limit=MAX_FRAME, size=size
+    )
+
+
 def parse(frame: str | bytes) -> Message:
     """The client message in ``frame``.
 
     :raises ProtocolError: ``too_large``, ``bad_json``, ``unknown_type`` or ``bad_field``.
     """
-    size = len(frame.encode() if isinstance(frame, str) else frame)
-    if size > MAX_FRAME:
-        raise ProtocolError(
-            "too_large",
-            N_("a message may hold {limit} bytes, not {size}"),
-            limit=MAX_FRAME,
-            size=size,
-        )
+    refusal = too_large(frame)
+    if refusal is not None:
+        raise refusal
     try:
         data = json.loads(frame)
     except (ValueError, UnicodeDecodeError):
@@ -108,7 +112,7 @@ def parse(frame: str | bytes) -> Message:
     if kind == "claim":
         return Claim(_client_id(data))
     if kind == "chat":
-        text = _text(data, "text").strip()
+        text = _text(data, "text", longest=MAX_CHAT).strip()
         if not text or len(text) > MAX_CHAT:
             raise ProtocolError(
                 "bad_field", N_("a chat message holds 1 to {limit} characters"), limit=MAX_CHAT
@@ -123,12 +127,20 @@ def parse(frame: str | bytes) -> Message:
     )
 
 
-def _text(data: dict[str, Any], field: str, *, optional: bool = False) -> Any:
+def _text(data: dict[str, Any], field: str, *, optional: bool = False, longest: int = 200) -> Any:
     value = data.get(field)
     if value is None and optional:
         return None
-    if not isinstance(value, str) or len(value) > 200:
+    if not isinstance(value, str):
         raise ProtocolError("bad_field", N_("{field} must be {kind}"), field=field, kind="a string")
+    if len(value) > longest:
+        raise ProtocolError(
+            "bad_field",
+            N_("{field} may hold {limit} characters, not {count}"),
+            field=field,
+            limit=longest,
+            count=len(value),
+        )
     return value
 
 
@@ -234,6 +246,9 @@ def _contract(contract: int | str | None) -> str | None:
 
 
 def _summary_json(deal: DealSummary) -> dict[str, Any]:
+    points = deal.points
+    if points is None and deal.thrown_in is not None:
+        points = (0,) * len(deal.tricks)  # as ``backalley verify`` reports a thrown-in deal
     return {
         "dealer": deal.dealer,
         "hand_size": deal.hand_size,
@@ -241,7 +256,7 @@ def _summary_json(deal: DealSummary) -> dict[str, Any]:
         "thrown_in": deal.thrown_in,
         "contracts": [_contract(c) for c in deal.contracts],
         "tricks": list(deal.tricks),
-        "points": None if deal.points is None else list(deal.points),
+        "points": None if points is None else list(points),
     }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import json
 import secrets
 import time
 import unicodedata
@@ -25,11 +26,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from backalley.bots import LEVELS
-from backalley.cards import N_, BackAlleyError, format_cards
+from backalley.cards import N_, BackAlleyError, format_cards, parse_card
 from backalley.engine import Game, IllegalAction
 from backalley.i18n import explain_in
 from backalley.record import write_record
-from backalley.rules import BidError, Phase, Ruleset, parse_bid
+from backalley.rules import Phase, Ruleset, action_name, parse_bid
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
@@ -65,11 +66,12 @@ class Settings:
             raise TableError(
                 "bad_field", N_("unknown setting {name}"), name=", ".join(sorted(unknown))
             )
-        options = dict(data.get("options") or {})
+        options = data.get("options") or {}
         if not isinstance(options, dict):
             raise TableError(
                 "bad_field", N_("{field} must be {kind}"), field="options", kind="an object"
             )
+        options = dict(options)
         if data.get("hand_sizes") is not None:
             options["hand_sizes"] = data["hand_sizes"]
         settings = cls(
@@ -178,6 +180,10 @@ class Event:
             return {"kind": "deal", "deal": self.data["deal"], "dealer": self.data["dealer"]}
         return {"kind": self.kind, **self.data}
 
+    def text(self) -> str:
+        """The public event with its version, as JSON: what the log keeps for resyncs."""
+        return protocol.dumps({"version": self.version, **self.public()})
+
 
 class Table:
     """One table: its settings, seats, game, log and the clients connected to it."""
@@ -207,10 +213,13 @@ class Table:
         self.bots: list[str | None] = [None] * n  #: the level of a seat given to a bot
         self.game: Game | None = None
         self.status = "open"
+        self._finish_stored = False  #: the store knows the game is over
         self.version = 0
         self._issued = 0  #: the last version given to an event, stored or about to be
-        self.log: list[Event] = []
-        self.chat: deque[Event] = deque(maxlen=CHAT_KEPT)
+        # The public log, one JSON text an event (texts are not tracked by the garbage
+        # collector, whose full passes over a million event objects stalled every table).
+        self.log: list[str] = []
+        self.chat: deque[str] = deque(maxlen=CHAT_KEPT)
         self.applied: dict[str, int] = {}  #: "seat:client id" → the version it made
         self.clients: list[set[Client]] = [set() for _ in range(n)]
         self.watchers: set[Client] = set()
@@ -258,6 +267,7 @@ class Table:
         for row in stored.events:
             table._replay(Event(row.seq, row.kind, row.data, row.client_id))
         table.status = stored.status
+        table._finish_stored = stored.status == "finished"
         return table
 
     def _replay(self, event: Event) -> None:
@@ -277,10 +287,10 @@ class Table:
             self.game.apply(data["action"])
             self.moves += 1
         elif event.kind == "chat":
-            self.chat.append(event)
+            self.chat.append(event.text())
         if event.client_id is not None:
             self.applied[event.client_id] = event.version
-        self.log.append(event)
+        self.log.append(event.text())
         self.version = self._issued = event.version
 
     async def resume(self) -> None:
@@ -427,7 +437,7 @@ class Table:
                 {
                     "type": "resync",
                     "version": self.version,
-                    "events": [{"version": e.version, **e.public()} for e in self.log[since:]],
+                    "events": [json.loads(text) for text in self.log[since:]],
                     "table": self.describe(),
                     "view": self._view_of(seat),
                 }
@@ -466,7 +476,7 @@ class Table:
             "table": self.describe(),
             "you": {"seat": seat},
             "view": self._view_of(seat),
-            "chat": [{"version": e.version, **e.public()} for e in self.chat],
+            "chat": [json.loads(text) for text in self.chat],
         }
 
     async def stored_description(self) -> dict[str, Any]:
@@ -559,27 +569,25 @@ class Table:
                 return
             await self._commit(events)
             self._publish(events)
-            client.send({"type": "ack", "id": message.id, "version": self.version})
+            client.send({"type": "ack", "id": message.id, "version": events[0].version})
 
     def _apply(self, seat: int, action: str, key: str | None, by: str | None = None) -> list[Event]:
         """Apply ``seat``'s action to the game: its event, and the deals it brings about."""
         game = self.game
         assert game is not None
         before = len(game.deals)
-        try:
-            parse_bid(action)
-            is_bid = True
-        except BidError:
-            is_bid = False
+        # A bid is digits, pass or board (B1); anything else is a card (C2). The engine
+        # refuses a bad one, with its rule, before anything changes.
+        is_bid = action.isdigit() or action.lower() in ("pass", "board")
         if is_bid:
             game.bid(action, seat)
+            number = parse_bid(action)
         else:
             game.play(action, seat)
+            number = parse_card(action)
         self.moves += 1
-        data: dict[str, Any] = {
-            "seat": seat,
-            "action": action.lower() if is_bid else action.upper(),
-        }
+        # The record's spelling ("pass", "3", "TS"), whatever the client wrote ("0", "10s").
+        data: dict[str, Any] = {"seat": seat, "action": action_name(number)}
         if by is not None:
             data["by"] = by
         events = [self._event("bid" if is_bid else "card", data, key)]
@@ -609,6 +617,12 @@ class Table:
         game = self.game
         if seat is None:
             raise ProtocolError("spectator", N_("a spectator cannot act"))
+        key = f"{seat}:{message.id}"
+        if key in self.applied:
+            client.send(
+                {"type": "ack", "id": message.id, "version": self.applied[key], "repeated": True}
+            )
+            return
         if game is None or game.phase != Phase.PLAY or game.to_move != seat:
             raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
         moves = self.moves
@@ -629,7 +643,7 @@ class Table:
                 )
                 return
             left = len(cards)
-            events = [self._event("claim", {"seat": seat, "cards": left}, f"{seat}:{message.id}")]
+            events = [self._event("claim", {"seat": seat, "cards": left}, key)]
             try:
                 for card in cards:
                     mover = game.to_move
@@ -640,7 +654,7 @@ class Table:
                 raise
             await self._commit(events)
             self._publish(events)
-            client.send({"type": "ack", "id": message.id, "version": self.version})
+            client.send({"type": "ack", "id": message.id, "version": events[0].version})
 
     async def say(self, client: Client, text: str) -> None:
         """A chat message from a seated player, kept with the table."""
@@ -650,7 +664,7 @@ class Table:
         async with self.lock:
             event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
             await self._commit([event])
-            self.chat.append(event)
+            self.chat.append(event.text())
             self._publish([event])
 
     # ------------------------------------------------------------------ the log
@@ -668,15 +682,17 @@ class Table:
             rows += Store.event(self.id, event.version, event.kind, event.data, event.client_id)
         if any(e.kind == "start" for e in events):
             rows += Store.status(self.id, "playing")
-        if self.status == "finished":
+        finishing = self.status == "finished" and not self._finish_stored
+        if finishing:
             rows += Store.status(self.id, "finished")
         try:
             await self.store.write(rows)
         except Exception:
             self._rebuild()
             raise
+        self._finish_stored = self._finish_stored or finishing
         for event in events:
-            self.log.append(event)
+            self.log.append(event.text())
             if event.client_id is not None:
                 self.applied[event.client_id] = event.version
             self.version = event.version
@@ -686,7 +702,7 @@ class Table:
         assert stored is not None
         fresh = Table.load(stored, self.store, self.pool)
         for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
-                     "log", "chat", "applied", "moves"):  # fmt: skip
+                     "log", "chat", "applied", "moves", "_finish_stored"):  # fmt: skip
             setattr(self, name, getattr(fresh, name))
         if self.game is not None and self.status != "finished":
             self.game.attach_rng(secrets.SystemRandom())
@@ -824,6 +840,7 @@ class Tables:
         return len(self.tables)
 
     async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
+        self.sweep()
         table, secrets_ = await Table.create(settings, self.store, self.pool)
         self.tables[table.id] = table
         return table, secrets_
@@ -836,6 +853,13 @@ class Tables:
             if stored is not None:
                 table = self.tables[table_id] = Table.load(stored, self.store, self.pool)
         return table
+
+    def sweep(self) -> None:
+        """Let go of the finished tables nobody is connected to: the store keeps them."""
+        for table_id, table in list(self.tables.items()):
+            if table.status == "finished" and not any(table._all_clients()):
+                table.stop()
+                del self.tables[table_id]
 
     def finished(self, limit: int = 50) -> list[str]:
         return self.store.table_ids(finished=True)[:limit]
