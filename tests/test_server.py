@@ -680,7 +680,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
 
 
 def test_actions_are_logged_in_the_records_spelling(server: Server) -> None:
-    table, tokens = new_table(server.base, hand_sizes=[1])
+    table, tokens = new_table(server.base, hand_sizes=[3])
 
     async def scenario() -> list[dict[str, Any]]:
         clients = [Seat.connect(server.base, table["id"], token=t) for t in tokens]
@@ -696,7 +696,7 @@ def test_actions_are_logged_in_the_records_spelling(server: Server) -> None:
                 answer = await mover.reply(await mover.act("01" if mover.view["bids"] else "0"))
             else:
                 answer = await mover.reply(await mover.act(mover.view["legal"][0].lower()))
-            assert answer["type"] == "ack"
+            assert answer["type"] == "ack", answer
             for s in seats:
                 await s.until(lambda s, v=answer["version"]: s.version >= v)
             if mover.view["phase"] != "bid":
