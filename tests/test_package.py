@@ -179,6 +179,9 @@ CLIENTS = [
     "tui/app.py",
     "tui/session.py",
     "tui/replay.py",
+    "server/tables.py",
+    "server/protocol.py",
+    "server/app.py",
 ]
 
 

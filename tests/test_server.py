@@ -198,14 +198,18 @@ def test_refusals_name_the_problem_and_change_nothing(server: Server) -> None:
 def test_a_refusal_comes_in_the_clients_language(server: Server) -> None:
     table, tokens = new_table(server.base)
 
-    async def scenario() -> dict[str, Any]:
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
         async with Seat.connect(server.base, table["id"], token=tokens[0], lang="es") as a:
             await a.until(lambda s: s.view is not None)
-            return await a.reply(await a.act("QZ" if a.my_turn else "pass"))
+            refused = await a.reply(await a.act("QZ" if a.my_turn else "pass"))
+            await a.send({"type": "dance"})
+            return refused, await _next_error(a)
 
-    error = run(scenario())
-    assert error["code"] == "illegal"
-    assert error["message"] != error["template"]  # translated, the template kept for clients
+    refused, unknown = run(scenario())
+    assert refused["code"] == "illegal"
+    assert refused["message"] != refused["template"]  # translated, the template kept for clients
+    assert unknown["code"] == "unknown_type"
+    assert unknown["message"].startswith("tipo de mensaje desconocido")
 
 
 def test_oversized_frames_floods_and_bad_tokens_close_with_documented_codes(

@@ -92,7 +92,8 @@ class BotPool:
         await loop.run_in_executor(self.executor, _warm_up)
 
     def close(self) -> None:
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        """Stop the workers (a decision under way is dropped)."""
+        self.executor.shutdown(wait=True, cancel_futures=True)
 
 
 __all__ = ["BotPool"]

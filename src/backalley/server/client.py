@@ -1,12 +1,13 @@
 """A small client of the server's protocol (docs/protocol.md), for programs: tests, the
 benchmark, a bot that plays on a server.
 
->>> # doctest: +SKIP
->>> table = create_table("http://localhost:8000", {"hand_sizes": [3, 2, 1]})
->>> token = take_seat("http://localhost:8000", table, 0, "Ana")
->>> async with Seat.connect("http://localhost:8000", table["id"], token=token) as seat:
-...     await seat.until(lambda s: s.my_turn)
-...     await seat.act(seat.view["legal"][0])
+An example, against a running server::
+
+    table = create_table("http://localhost:8000", {"hand_sizes": [3, 2, 1]})
+    token = take_seat("http://localhost:8000", table, 0, "Ana")
+    async with Seat.connect("http://localhost:8000", table["id"], token=token) as seat:
+        await seat.until(lambda s: s.my_turn)
+        await seat.reply(await seat.act(seat.view["legal"][0]))
 """
 
 from __future__ import annotations

@@ -106,7 +106,7 @@ def parse(frame: str | bytes) -> Message:
         seat = data.get("seat")
         if seat is not None and (type(seat) is not int):
             raise ProtocolError(
-                "bad_field", N_("{field} must be {kind}"), field="seat", kind="an integer"
+                "bad_field", N_("{field} must be {kind}"), field="seat", kind=N_("an integer")
             )
         return Act(_client_id(data), _text(data, "action"), seat)
     if kind == "claim":
@@ -132,7 +132,9 @@ def _text(data: dict[str, Any], field: str, *, optional: bool = False, longest: 
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise ProtocolError("bad_field", N_("{field} must be {kind}"), field=field, kind="a string")
+        raise ProtocolError(
+            "bad_field", N_("{field} must be {kind}"), field=field, kind=N_("a string")
+        )
     if len(value) > longest:
         raise ProtocolError(
             "bad_field",
@@ -150,7 +152,10 @@ def _integer(data: dict[str, Any], field: str, *, optional: bool = False) -> Any
         return None
     if type(value) is not int or value < 0:
         raise ProtocolError(
-            "bad_field", N_("{field} must be {kind}"), field=field, kind="a whole number, 0 or more"
+            "bad_field",
+            N_("{field} must be {kind}"),
+            field=field,
+            kind=N_("a whole number, 0 or more"),
         )
     return value
 
@@ -165,7 +170,7 @@ def _client_id(data: dict[str, Any]) -> str:
         "bad_field",
         N_("{field} must be {kind}"),
         field="id",
-        kind="the client's own number (or string of up to 32 characters) for this message",
+        kind=N_("the client's own number (or string of up to 32 characters) for this message"),
     )
 
 

@@ -69,7 +69,7 @@ class Settings:
         options = data.get("options") or {}
         if not isinstance(options, dict):
             raise TableError(
-                "bad_field", N_("{field} must be {kind}"), field="options", kind="an object"
+                "bad_field", N_("{field} must be {kind}"), field="options", kind=N_("an object")
             )
         options = dict(options)
         if data.get("hand_sizes") is not None:
@@ -149,7 +149,9 @@ def matches(token: str | None, stored: bytes | None) -> bool:
 def check_name(name: object) -> str:
     """A display name as shown: trimmed, 1 to MAX_NAME printable characters."""
     if not isinstance(name, str):
-        raise TableError("bad_field", N_("{field} must be {kind}"), field="name", kind="a string")
+        raise TableError(
+            "bad_field", N_("{field} must be {kind}"), field="name", kind=N_("a string")
+        )
     name = " ".join(name.split())
     if (
         not name
