@@ -696,7 +696,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         lifespan="on",
         timeout_graceful_shutdown=5,
     )
-    uvicorn.Server(config).run(sockets=[listener])
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
+        uvicorn.Server(config).run(sockets=[listener])
+    print(_("server stopped"), flush=True)
     return 0
 
 

@@ -14,6 +14,7 @@ import multiprocessing
 import os
 import random
 import secrets
+import signal
 import threading
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -47,7 +48,9 @@ def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
 
 
 def _watch_parent(parent: int) -> None:
-    """Leave when the server is gone: a worker outlives a killed server otherwise."""
+    """Leave when the server is gone: a worker outlives a killed server otherwise. Ctrl-C is
+    the server's to handle: it stops the workers itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
