@@ -8,8 +8,9 @@ PYBABEL=${PYBABEL:-.venv/bin/pybabel}
 LOCALE=src/backalley/locale
 case "${1:-}" in
   update)
-    "$PYBABEL" extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --sort-output --no-location \
+    "$PYBABEL" extract -F babel.cfg -k N_ -k _ -k t -k ngettext:1,2 --sort-output --no-location \
       --project backalley -o "$LOCALE/backalley.pot" src/backalley
+    .venv/bin/python scripts/web_messages.py "$LOCALE/backalley.pot"
     for lang in es nl ro tr; do
       if [ -f "$LOCALE/$lang/LC_MESSAGES/backalley.po" ]; then
         "$PYBABEL" update -D backalley -i "$LOCALE/backalley.pot" -d "$LOCALE" -l "$lang" --no-fuzzy-matching

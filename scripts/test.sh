@@ -4,9 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-# The terminal game is tested in a real terminal: tmux (tests/test_tui_terminal.py).
-if ! command -v tmux >/dev/null 2>&1; then
-  apt-get update -qq && apt-get install -y -qq tmux >/dev/null
+# The terminal game is tested in a real terminal, tmux (tests/test_tui_terminal.py), and the
+# browser page in a real browser, Debian's Chromium driven by Playwright (tests/test_web.py).
+missing=""
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
+if [ -n "$missing" ]; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 # The server's storage is tested on a real PostgreSQL too (tests/test_server.py).
 if url=$(bash scripts/postgres.sh 2>/tmp/backalley-postgres.err); then

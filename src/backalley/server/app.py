@@ -8,24 +8,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import json
 import logging
+import re
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from backalley.bots import LEVELS
 from backalley.cards import N_
 from backalley.i18n import LANGUAGES, explain_in, translator
-from backalley.rules import PRESETS
+from backalley.rules import OPTIONS, PRESETS
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
@@ -45,6 +49,7 @@ QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
 _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
+    "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
 }  # fmt: skip
 
 
@@ -348,29 +353,53 @@ async def about(request: Request) -> Response:
             "server": "backalley",
             "protocol": protocol.VERSION,
             "presets": list(PRESETS),
+            "options": [
+                {"name": o.name, "choices": o.choices, "rule": o.rule, "help": o.help}
+                for o in OPTIONS
+                if o.choices is not None
+            ],
             "levels": list(LEVELS),
             "languages": list(LANGUAGES),
         }
     )
 
 
-async def home(request: Request) -> Response:
-    """A plain page for whoever opens the address: what runs here and where its API is."""
-    catalog = _catalog(request)
-    tables: Tables = request.app.state.tables
-    playing = sum(1 for t in tables.tables.values() if t.status == "playing")
-    title = catalog.gettext(N_("Back Alley server"))
-    text = catalog.gettext(
-        N_(
-            "This server holds the tables of Back Alley games: {count} in play now. Clients "
-            "talk to it over HTTP and WebSockets; the protocol is in docs/protocol.md."
-        )
-    ).format(count=playing)
-    page = (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title></head>"
-        f"<body><h1>{title}</h1><p>{text}</p><p><a href='/api'>/api</a></p></body></html>"
-    )
-    return HTMLResponse(page)
+WEB = Path(__file__).resolve().parent.parent / "web"  #: the browser client's files
+_MESSAGE = re.compile(r"""\bt\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
+
+
+@functools.cache
+def web_messages() -> tuple[str, ...]:
+    """Every message the browser client shows: its ``t("…")`` strings, the options' help."""
+    found: set[str] = {option.help for option in OPTIONS} | set(LEVELS)
+    for path in WEB.glob("*.js"):
+        for double, single in _MESSAGE.findall(path.read_text(encoding="utf-8")):
+            found.add(json.loads(f'"{double}"') if double else single)
+    return tuple(sorted(found))
+
+
+async def catalog(request: Request) -> Response:
+    """The browser client's messages in one language: ``{"messages": {english: translated}}``."""
+    lang = request.path_params["lang"]
+    if lang not in LANGUAGES:
+        raise TableError("no_language", N_("no language {lang}"), lang=lang[:10])
+    translations = translator(lang)
+    messages = {m: translations.gettext(m) for m in web_messages()}
+    return JSONResponse({"lang": lang, "messages": {k: v for k, v in messages.items() if k != v}})
+
+
+async def page(request: Request) -> Response:
+    """The browser client: one page, which reads its route from the address."""
+    return FileResponse(WEB / "index.html", headers={"cache-control": "no-cache"})
+
+
+async def game_replay(request: Request) -> Response:
+    return JSONResponse(await _table(request).replay())
+
+
+async def deal_review(request: Request) -> Response:
+    table = _table(request)
+    return JSONResponse(await table.review(request.path_params["deal"]))
 
 
 def create_app(
@@ -407,14 +436,20 @@ def create_app(
             store.close()
 
     routes = [
-        Route("/", home),
+        Route("/", page),
+        Route("/t/{table_id}", page),
+        Route("/replay/{table_id}", page),
+        Mount("/static", StaticFiles(directory=WEB), name="static"),
         Route("/api", about),
+        Route("/api/i18n/{lang}", catalog),
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/games", finished_games),
         Route("/api/tables/{table_id}", show_table),
         Route("/api/tables/{table_id}/seats/{seat:int}", take_seat, methods=["POST"]),
         Route("/api/tables/{table_id}/seats/{seat:int}/bot", seat_bot, methods=["POST"]),
         Route("/api/tables/{table_id}/record", table_record),
+        Route("/api/tables/{table_id}/review/{deal:int}", deal_review),
+        Route("/api/tables/{table_id}/replay", game_replay),
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
     ]
     return Starlette(

@@ -47,6 +47,16 @@ def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
     return result.accepted, [str(card) for card in result.played]
 
 
+def _review(record: dict[str, Any], deal: int) -> dict[str, Any]:
+    """The double-dummy review of one deal of the record (``backalley-review/1``'s entry)."""
+    from backalley.analysis import review
+
+    result = review(record, only=deal).to_json()
+    entry: dict[str, Any] = result["deals"][deal]
+    entry["players"] = result["players"]
+    return entry
+
+
 def _watch_parent(parent: int) -> None:
     """Leave when the server is gone: a worker outlives a killed server otherwise. Ctrl-C is
     the server's to handle: it stops the workers itself."""
@@ -88,6 +98,11 @@ class BotPool:
         """Settle ``seat``'s claim in a worker: ``(holds, the cards that finish the deal)``."""
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, _claim, record, seat)
+
+    async def review(self, record: dict[str, Any], deal: int) -> dict[str, Any]:
+        """The review of deal ``deal`` of the record, computed in a worker."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, _review, record, deal)
 
     async def warm_up(self) -> None:
         """Have a worker load the solver, so that the first claim is not slow."""

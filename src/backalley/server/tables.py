@@ -216,6 +216,7 @@ class Table:
         self.game: Game | None = None
         self.status = "open"
         self._finish_stored = False  #: the store knows the game is over
+        self._reviews: dict[int, dict[str, Any]] = {}  #: finished deals' reviews
         self.version = 0
         self._issued = 0  #: the last version given to an event, stored or about to be
         # The public log, one JSON text an event (texts are not tracked by the garbage
@@ -745,6 +746,80 @@ class Table:
         ``null``."""
         async with self.lock:
             return self._record(seat)
+
+    async def review(self, deal: int) -> dict[str, Any]:
+        """The double-dummy review of deal ``deal``, once all of its cards are played (its
+        hands are then public: every card was shown); reviewed once and kept.
+
+        :raises TableError: no such deal, or one not over yet.
+        """
+        async with self.lock:
+            game = self.game
+            if game is None or not 0 <= deal < len(game.deals):
+                raise TableError("no_deal", N_("there is no deal {deal} at this table"), deal=deal)
+            if (
+                deal == len(game.deals) - 1
+                and game.current_deal is not None
+                and (game.phase in (Phase.BID, Phase.PLAY))
+            ):
+                raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
+            cached = self._reviews.get(deal)
+            record = write_record(game, players=[name or "" for name in self.names])
+            record["deals"] = record["deals"][: deal + 1]
+        if cached is None:
+            cached = self._reviews[deal] = await self.pool.review(record, deal)
+        return cached
+
+    async def replay(self) -> dict[str, Any]:
+        """A finished game card by card, every hand open: for each deal its bids and, before
+        and after each card, the hands, the trick and the tricks won — all from the engine's
+        views, so that a page can step through it without knowing a rule.
+
+        :raises TableError: while the game is not over.
+        """
+        async with self.lock:
+            if self.game is None or self.status != "finished":
+                raise TableError("not_finished", N_("a game can be replayed once it is over"))
+            record = write_record(self.game, players=[name or "" for name in self.names])
+        game = Game(self.rules)
+        deals = []
+        for number, deal in enumerate(record["deals"]):
+            game.start_deal(deal["dealer"], deal["hands"], deal["stock"])
+            for bid in deal["bids"]:
+                game.apply(bid)
+            bids = [[seat, str(bid)] for seat, bid in game.public_view().bids]
+            frames = [self._frame(game)]
+            for card in deal["play"]:
+                game.apply(card)
+                frames.append(self._frame(game, number))
+            points = game.deals[number].points
+            deals.append(
+                {
+                    "deal": number,
+                    "dealer": deal["dealer"],
+                    "bids": bids,
+                    "frames": frames,
+                    "points": None if points is None else list(points),
+                }
+            )
+        return {"players": record["players"], "record": record, "deals": deals,
+                "scores": list(game.scores), "winner": game.winner}  # fmt: skip
+
+    def _frame(self, game: Game, number: int | None = None) -> dict[str, Any]:
+        views = [game.view(s) for s in range(self.rules.num_players)]
+        public = protocol.view_json(game.public_view())
+        if number is not None and public["deal"] != number:  # the deal just ended
+            return {"hands": [[] for _ in views], "trick": [], "ended": True}
+        return {
+            "hands": [format_cards(v.hand) for v in views],
+            "trick": public["trick"],
+            "tricks": public["tricks"],
+            "tricks_won": public["tricks_won"],
+            "trump": public["trump"],
+            "turned_up": public["turned_up"],
+            "contracts": public["contracts"],
+            "to_move": public["to_move"],
+        }
 
     def _record(self, seat: int | None) -> dict[str, Any]:
         if self.game is None:

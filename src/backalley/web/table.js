@@ -1,0 +1,470 @@
+// The table page: a projection of what the server sends this seat (its view), one function
+// per region of the table. It never works out a rule: the legal cards and bids come in the
+// view, and a refusal comes back from the server with its rule id.
+import { call, remember, remembered } from "./api.js";
+import { cardElement, cardLabel, suitLabel, SUITS } from "./cards.js";
+import { TableConnection } from "./connection.js";
+import { element } from "./home.js";
+import { language, t } from "./i18n.js";
+
+export function renderTable(main, tableId, params, go) {
+  const mine = remembered()[tableId];
+  if (params.get("watch")) return open(main, tableId, { watch: params.get("watch") }, null, go);
+  if (params.get("invite") && !(mine && mine.token)) return joinForm(main, tableId, params, go);
+  if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine, go);
+  main.replaceChildren(
+    element("section", { class: "panel" }, element("p", { text: t("To sit at this table you need its invite link; to watch, its watch link.") })),
+  );
+  return null;
+}
+
+function joinForm(main, tableId, params, go) {
+  const seat = Number(params.get("seat"));
+  const form = element("form", { class: "panel" }, element("h1", { text: t("Take seat {seat}", { seat: seat + 1 }) }));
+  const name = element("input", { name: "name", required: "", maxlength: "24", autocomplete: "nickname" });
+  name.value = localStorage.getItem("backalley.name") || "";
+  form.append(element("label", { class: "field" }, element("span", { text: t("Your name") }), name));
+  form.append(element("button", { type: "submit", class: "primary", text: t("Sit down") }));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      localStorage.setItem("backalley.name", name.value.trim());
+      const taken = await call("POST", `/api/tables/${tableId}/seats/${seat}`, { invite: params.get("invite"), name: name.value });
+      remember(tableId, { seat, token: taken.token, name: name.value.trim() });
+      go(`/t/${tableId}`);
+    } catch (error) {
+      toast(error.message);
+    }
+  });
+  main.replaceChildren(form);
+  return null;
+}
+
+export function toast(text) {
+  document.dispatchEvent(new CustomEvent("toast", { detail: text }));
+}
+
+/** Connect and keep the page drawn from the server's messages; returns a way to leave. */
+function open(main, tableId, credentials, mine, go) {
+  const page = skeleton();
+  main.replaceChildren(page.root);
+  const state = {
+    tableId, mine, table: null, view: null, chat: [], lastTrick: null, turnSince: Date.now(),
+    reviewed: new Set(), reviews: {}, pending: new Map(),
+  };
+  const connection = new TableConnection(
+    tableId,
+    { ...credentials, lang: language() },
+    (message) => receive(state, page, message, connection),
+    (status, code) => showStatus(status, code),
+  );
+  page.claim.addEventListener("click", () => {
+    const id = connection.send({ type: "claim" });
+    if (id) state.pending.set(id, "claim");
+  });
+  page.lastButton.addEventListener("click", () => {
+    page.last.hidden = !page.last.hidden;
+    page.lastButton.setAttribute("aria-expanded", String(!page.last.hidden));
+  });
+  page.chatForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = page.chatInput.value.trim();
+    if (text) connection.send({ type: "chat", text });
+    page.chatInput.value = "";
+  });
+  const act = (action) => {
+    const id = connection.send({ type: "act", action });
+    if (id) state.pending.set(id, action);
+  };
+  page.hand.addEventListener("click", (event) => {
+    const card = event.target.closest("button.card");
+    if (card && !card.disabled) act(card.dataset.card);
+  });
+  page.bids.addEventListener("click", (event) => {
+    const bid = event.target.closest("button[data-bid]");
+    if (bid) act(bid.dataset.bid);
+  });
+  const timer = setInterval(() => drawPrompt(state, page), 1000);
+  void go;
+  return () => {
+    clearInterval(timer);
+    connection.close();
+  };
+}
+
+function showStatus(status, code) {
+  const bar = document.getElementById("status");
+  if (status === "open") bar.textContent = "";
+  else if (status === "lost") bar.textContent = t("connection lost: coming back…");
+  else bar.textContent = code === 4404 ? t("there is no such table") : t("this link does not open this table");
+}
+
+function skeleton() {
+  const html = `
+  <section class="play" aria-label="">
+    <div class="info" data-region="info"></div>
+    <ol class="seats" data-region="seats"></ol>
+    <div class="trick" data-region="trick" role="group"></div>
+    <p class="prompt" data-region="prompt" aria-live="polite"></p>
+    <div class="bids" data-region="bids" role="group"></div>
+    <div class="hand" data-region="hand" role="group"></div>
+    <div class="actions">
+      <button type="button" data-region="lastButton" aria-expanded="false"></button>
+      <button type="button" data-region="claim"></button>
+    </div>
+    <div class="last" data-region="last" hidden></div>
+    <div class="end" data-region="end" hidden></div>
+  </section>
+  <aside class="side">
+    <section class="panel review" data-region="review" hidden></section>
+    <section class="panel" data-region="sheet"></section>
+    <section class="panel" data-region="invites" hidden></section>
+    <section class="panel chat">
+      <h2 data-region="chatTitle"></h2>
+      <ol class="messages" data-region="messages"></ol>
+      <form data-region="chatForm"><input data-region="chatInput" maxlength="300"><button type="submit" data-region="chatSend"></button></form>
+    </section>
+  </aside>`;
+  const root = element("div", { class: "table-page" });
+  root.innerHTML = html;
+  const page = { root };
+  for (const node of root.querySelectorAll("[data-region]")) page[node.dataset.region] = node;
+  page.trick.setAttribute("aria-label", t("the trick"));
+  page.hand.setAttribute("aria-label", t("your hand"));
+  page.bids.setAttribute("aria-label", t("your bid"));
+  page.lastButton.textContent = t("last trick");
+  page.claim.textContent = t("claim the rest");
+  page.chatTitle.textContent = t("Chat");
+  page.chatSend.textContent = t("send");
+  page.chatInput.setAttribute("aria-label", t("a message to the table"));
+  return page;
+}
+
+// ------------------------------------------------------------------ messages
+
+function receive(state, page, message, connection) {
+  switch (message.type) {
+    case "state":
+      state.table = message.table;
+      state.chat = message.chat;
+      setView(state, message.view);
+      break;
+    case "resync":
+      state.table = message.table;
+      for (const event of message.events) if (event.kind === "chat") state.chat.push(event);
+      setView(state, message.view);
+      break;
+    case "event":
+      if (message.table) state.table = message.table;
+      if (message.event.kind === "chat") state.chat.push({ version: message.version, ...message.event });
+      if (message.view) setView(state, message.view);
+      break;
+    case "presence":
+      if (state.table) state.table.seats = message.seats;
+      break;
+    case "ack":
+      state.pending.delete(message.id);
+      break;
+    case "error":
+      if (message.id) state.pending.delete(message.id);
+      toast(message.message);
+      break;
+    default:
+      return;
+  }
+  draw(state, page, connection);
+}
+
+function setView(state, view) {
+  const before = state.view;
+  if (view && view.tricks.length) state.lastTrick = view.tricks[view.tricks.length - 1];
+  if (!before || !view || before.to_move !== view.to_move || before.deal !== view.deal) state.turnSince = Date.now();
+  state.view = view;
+}
+
+function draw(state, page, connection) {
+  if (!state.table) return;
+  drawInfo(state, page);
+  drawSeats(state, page);
+  drawTrick(state, page);
+  drawPrompt(state, page);
+  drawBids(state, page);
+  drawHand(state, page);
+  drawActions(state, page);
+  drawSheet(state, page);
+  drawInvites(state, page, connection);
+  drawChat(state, page);
+  drawEnd(state, page);
+  drawReview(state, page);
+}
+
+// ------------------------------------------------------------------ regions
+
+function nameOf(state, seat) {
+  return seatName(state.table.seats.map((s) => s.name), seat);
+}
+
+/** A seat's name as shown: its player's (with the seat's number when two share a name). */
+export function seatName(names, seat) {
+  const name = names[seat];
+  if (!name) return t("seat {seat}", { seat: seat + 1 });
+  return names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name;
+}
+
+function sideName(state, side) {
+  const n = state.table.seats.length;
+  const seats = n === 3 ? [side] : [side, side + 2];
+  return seats.map((s) => nameOf(state, s)).join(" & ");
+}
+
+function drawInfo(state, page) {
+  const view = state.view;
+  const box = page.info;
+  box.replaceChildren();
+  if (!view) {
+    box.append(element("p", { text: t("Waiting for every seat to be filled.") }));
+    return;
+  }
+  const deal = element("span", { class: "deal", text: t("deal {n} · hand size {cards}", { n: view.deal + 1, cards: view.hand_size }) });
+  const trump = element("span", { class: "trump" }, `${t("trump")}: `);
+  trump.append(element("strong", { class: view.trump ? `s-${view.trump}` : "", text: view.trump ? SUITS[view.trump] : "—" }));
+  trump.setAttribute("aria-label", `${t("trump")}: ${suitLabel(view.trump)}`);
+  const up = element("span", { class: "turned" }, `${t("turn-up")} `);
+  for (const card of view.turned_up) up.append(cardElement(card, { small: true }));
+  box.append(deal, trump, up);
+  if (view.joker_shown) {
+    const shown = element("span", { class: "joker" }, `${t("{name} discarded", { name: nameOf(state, view.joker_shown.seat) })} `);
+    shown.append(cardElement(view.joker_shown.card, { small: true }));
+    if (view.drawn) shown.append(` ${t("and drew")} `, cardElement(view.drawn, { small: true }));
+    box.append(shown);
+  }
+  const sides = element("ul", { class: "sides" });
+  view.contracts.forEach((contract, side) => {
+    const label = contract === null ? "–" : contract === "board" ? t("board") : contract;
+    sides.append(
+      element("li", {}, element("span", { class: "who", text: sideName(state, side) }),
+        element("span", { text: ` ${t("contract")} ${label} · ${t("tricks")} ${view.tricks_won[side]} · ${t("score")} ${view.scores[side]}` })),
+    );
+  });
+  box.append(sides);
+}
+
+function drawSeats(state, page) {
+  const view = state.view;
+  page.seats.replaceChildren();
+  state.table.seats.forEach((entry, seat) => {
+    const bid = view ? view.bids.find(([s]) => s === seat) : null;
+    const item = element("li", { class: `seat${view && view.to_move === seat ? " turn" : ""}${seat === view?.seat ? " me" : ""}` });
+    item.append(element("span", { class: "name", text: nameOf(state, seat) }));
+    if (entry.bot) item.append(element("span", { class: "tag", text: t("bot") }));
+    if (entry.stand_in) item.append(element("span", { class: "tag", text: t("a bot stands in") }));
+    else if (!entry.connected && entry.name) item.append(element("span", { class: "tag", text: t("away") }));
+    if (bid) item.append(element("span", { class: "bid", text: `${t("bid")} ${bid[1] === "board" ? t("board") : bid[1] === "pass" ? t("pass") : bid[1]}` }));
+    if (view) item.append(element("span", { class: "count", text: t("cards: {n}", { n: view.hand_counts[seat] }) }));
+    if (view && view.to_move === seat) item.setAttribute("aria-current", "true");
+    page.seats.append(item);
+  });
+}
+
+function trickCards(state, trick) {
+  const row = element("ol", { class: "played" });
+  for (const [seat, card] of trick) {
+    row.append(element("li", {}, cardElement(card), element("span", { class: "by", text: nameOf(state, seat) })));
+  }
+  return row;
+}
+
+function drawTrick(state, page) {
+  const view = state.view;
+  page.trick.replaceChildren();
+  if (view && view.trick.length) page.trick.append(trickCards(state, view.trick));
+  else if (view && view.phase === "play") page.trick.append(element("p", { class: "quiet", text: t("{name} leads", { name: nameOf(state, view.to_move) }) }));
+  page.last.replaceChildren();
+  if (state.lastTrick) page.last.append(element("h3", { text: t("last trick") }), trickCards(state, state.lastTrick[1].map((c, i) => [trickSeat(state, state.lastTrick[0], i), c])));
+}
+
+function trickSeat(state, leader, index) {
+  const seats = state.view ? state.view.seats_in_deal : state.table.seats.map((_, s) => s);
+  const at = seats.indexOf(leader);
+  return seats[(at + index) % seats.length];
+}
+
+function drawPrompt(state, page) {
+  const view = state.view;
+  if (!view || view.phase === "over") {
+    page.prompt.textContent = "";
+    return;
+  }
+  let text = "";
+  if (view.to_move === view.seat) text = view.phase === "bid" ? t("Your bid") : t("Your card");
+  else if (view.to_move !== null) {
+    const name = nameOf(state, view.to_move);
+    text = view.phase === "bid" ? t("{name} to bid", { name }) : t("{name} to play", { name });
+  }
+  if (state.table.turn_timer && view.to_move !== null) {
+    const left = Math.max(0, Math.ceil(state.table.turn_timer - (Date.now() - state.turnSince) / 1000));
+    text += ` · ${t("{n} s left", { n: left })}`;
+  }
+  page.prompt.textContent = text;
+}
+
+function drawBids(state, page) {
+  const view = state.view;
+  page.bids.replaceChildren();
+  if (!view || view.phase !== "bid" || !view.legal.length) return;
+  for (const bid of view.legal) {
+    const label = bid === "pass" ? t("pass") : bid === "board" ? t("board") : bid;
+    page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: label }));
+  }
+}
+
+function drawHand(state, page) {
+  const view = state.view;
+  page.hand.replaceChildren();
+  if (!view || !view.hand) return;
+  const playing = view.phase === "play" && view.to_move === view.seat;
+  const legal = new Set(playing ? view.legal : []);
+  for (const card of view.hand) {
+    const button = cardElement(card, { button: true, legal: !playing || legal.has(card) });
+    button.disabled = !legal.has(card);  // dimmed only when it is this seat's card to play
+    page.hand.append(button);
+  }
+}
+
+function drawActions(state, page) {
+  const view = state.view;
+  page.claim.hidden = !view || view.seat === null || view.phase === "over";
+  page.claim.disabled = !(view && view.phase === "play" && view.to_move === view.seat);
+  page.lastButton.disabled = !state.lastTrick;
+}
+
+function drawSheet(state, page) {
+  const view = state.view;
+  page.sheet.replaceChildren(element("h2", { text: t("Score sheet") }));
+  if (!view) return;
+  const sides = view.scores.length;
+  const table = element("table", { class: "sheet" });
+  const head = element("tr", {}, element("th", { text: t("deal") }), element("th", { text: t("cards") }), element("th", { text: t("trump") }));
+  for (let side = 0; side < sides; side++) head.append(element("th", { text: sideName(state, side) }));
+  table.append(element("thead", {}, head));
+  const body = element("tbody");
+  const totals = new Array(sides).fill(0);
+  const deals = [...view.history];
+  if (view.phase === "over") {  // the last deal is the view's own, not yet in its history
+    const before = view.history.reduce((sum, d) => sum.map((s, i) => s + (d.points ? d.points[i] : 0)), new Array(sides).fill(0));
+    deals.push({ hand_size: view.hand_size, trump: view.trump, thrown_in: null, contracts: view.contracts, tricks: view.tricks_won, points: view.scores.map((s, i) => s - before[i]) });
+  }
+  deals.forEach((deal, index) => {
+    const row = element("tr", {}, element("td", { text: String(index + 1) }), element("td", { text: String(deal.hand_size) }), element("td", { text: deal.trump ? SUITS[deal.trump] : "—" }));
+    for (let side = 0; side < sides; side++) {
+      const points = deal.points ? deal.points[side] : 0;
+      totals[side] += points;
+      const contract = deal.contracts[side] === null ? "–" : deal.contracts[side];
+      row.append(element("td", { text: deal.thrown_in ? t("thrown in") : `${contract}/${deal.tricks[side]}: ${points} (${totals[side]})` }));
+    }
+    body.append(row);
+  });
+  const total = element("tr", { class: "total" }, element("td", { text: t("total") }), element("td"), element("td"));
+  for (const score of view.scores) total.append(element("td", { text: String(score) }));
+  body.append(total);
+  table.append(body);
+  page.sheet.append(element("div", { class: "scroll" }, table), element("small", { class: "quiet", text: t("each side: contract/tricks: points (running total)") }));
+}
+
+function drawInvites(state, page, connection) {
+  const mine = state.mine;
+  const open = state.table.seats.filter((s) => !s.name);
+  page.invites.hidden = !mine || (!open.length && !mine.host);
+  if (page.invites.hidden) return;
+  page.invites.replaceChildren(element("h2", { text: t("Invite") }));
+  const list = element("ul", { class: "invites" });
+  for (const entry of open) {
+    const item = element("li", {}, element("span", { text: t("seat {seat}", { seat: entry.seat + 1 }) }));
+    if (mine.invites) item.append(copyButton(mine.invites[entry.seat], t("copy the invite link")));
+    const level = element("select", { "aria-label": t("bot level") });
+    for (const l of ["easy", "medium", "hard", "expert"]) level.append(element("option", { value: l, text: t(l) }));
+    level.value = state.table.level;
+    const bot = element("button", { type: "button", text: t("give to a bot") });
+    bot.addEventListener("click", async () => {
+      try {
+        await call("POST", `/api/tables/${state.tableId}/seats/${entry.seat}/bot`, { level: level.value }, mine.host || mine.token);
+      } catch (error) {
+        toast(error.message);
+      }
+    });
+    item.append(level, bot);
+    list.append(item);
+  }
+  if (mine.watch) list.append(element("li", {}, element("span", { text: t("spectators") }), copyButton(mine.watch, t("copy the watch link"))));
+  page.invites.append(list);
+  void connection;
+}
+
+function copyButton(url, label) {
+  const button = element("button", { type: "button", class: "copy", text: label, "data-url": url });
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+      toast(t("copied"));
+    } catch {
+      window.prompt(label, url);
+    }
+  });
+  return button;
+}
+
+function drawChat(state, page) {
+  page.messages.replaceChildren(...state.chat.slice(-50).map((m) => element("li", {}, element("strong", { text: `${m.name}: ` }), m.text)));
+  page.chatForm.hidden = !state.view || state.view.seat === null;
+}
+
+function drawEnd(state, page) {
+  const view = state.view;
+  page.end.hidden = !view || view.phase !== "over";
+  if (page.end.hidden) return;
+  const winner = view.winner === null ? t("A draw.") : t("{side} win.", { side: sideName(state, view.winner) });
+  page.end.replaceChildren(
+    element("h2", { text: t("The game is over") }),
+    element("p", { class: "winner", text: winner }),
+    element("p", { text: view.scores.map((s, side) => `${sideName(state, side)}: ${s}`).join(" · ") }),
+    element("a", { href: `/replay/${state.tableId}`, text: t("replay the game") }),
+  );
+}
+
+// ------------------------------------------------------------------ the review after a deal
+
+function drawReview(state, page) {
+  const view = state.view;
+  if (!view) return;
+  const finished = view.phase === "over" ? view.deal : view.deal - 1;
+  if (finished < 0 || state.reviewed.has(finished)) return;
+  if (view.phase !== "over" && !view.history.length) return;
+  state.reviewed.add(finished);
+  page.review.hidden = false;
+  page.review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
+  call("GET", `/api/tables/${state.tableId}/review/${finished}`)
+    .then((review) => showReview(state, page, finished, review))
+    .catch((error) => page.review.replaceChildren(element("p", { text: error.message })));
+}
+
+function showReview(state, page, number, review) {
+  page.review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
+  if (!review.reviewed) {
+    page.review.append(element("p", { text: t("This deal was not played out: nothing to review.") }));
+    return;
+  }
+  if (review.double_dummy) {
+    const sides = review.taken.map((taken, side) => t("{side}: tricks taken {taken}, with best play {best}", { side: sideName(state, side), taken, best: review.double_dummy[side] }));
+    page.review.append(element("p", { text: sides.join(" · ") }));
+  }
+  const list = element("ul", { class: "mistakes" });
+  for (const card of review.cards) {
+    if (card.cost <= 0) continue;
+    const better = card.better.map(cardLabel).join(", ");
+    list.append(element("li", {}, t("{name}, trick {trick}: {card} gave away {cost}; better {better}", {
+      name: nameOf(state, card.seat), trick: card.trick + 1, card: cardLabel(card.card), cost: card.cost, better,
+    })));
+  }
+  if (!list.children.length) list.append(element("li", { text: t("No card gave a trick away.") }));
+  page.review.append(list);
+}

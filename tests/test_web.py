@@ -1,0 +1,239 @@
+"""The browser page, end to end: Playwright driving Debian's Chromium against ``backalley
+serve`` in a subprocess. Every test fails on a console error; ``BACKALLEY_SCREENSHOTS=1``
+saves the README's screenshots into docs/images/web/ (else into the test's folder)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backalley.record import verify
+from backalley.server.client import request as http
+from server_support import Server, database
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium: scripts/test.sh installs Debian's"
+)
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "src" / "backalley" / "web"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+LONG = 120_000  # ms: a first review may wait for the solver to be compiled on this machine
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server.start(database("sqlite", tmp_path_factory.mktemp("web")))
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    saved = os.environ.get("BACKALLEY_SCREENSHOTS")
+    folder = ROOT / "docs" / "images" / "web" if saved else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Watched:
+    """A browser context and page whose console errors are kept, to fail the test on."""
+
+    def __init__(self, browser: Any, viewport: dict[str, int]) -> None:
+        self.context = browser.new_context(viewport=viewport)
+        self.errors: list[str] = []
+        self.page = self.new_page()
+
+    def new_page(self) -> Any:
+        page = self.context.new_page()
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.set_default_timeout(LONG)
+        return page
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.errors == []
+
+
+def no_overflow(page: Any) -> None:
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the page is {wide} px wider than the screen"
+
+
+def create(page: Any, base: str, *, bots: bool, pace: str = "0.3") -> str:
+    """Create a short game from the home page; the table's id."""
+    page.goto(base + "/")
+    page.fill("input[name=name]", "Ana")
+    page.select_option("select[name=length]", "short")
+    page.select_option("select[name=bots]", "all" if bots else "none")
+    page.select_option("select[name=level]", "easy")
+    page.select_option("select[name=pace]", pace)
+    page.click("button[type=submit]")
+    page.wait_for_url("**/t/*")
+    return page.url.rsplit("/", 1)[-1]
+
+
+def act_once(page: Any) -> bool:
+    """Play this page's first legal action if it is its turn; whether it did."""
+    bid = page.locator(".bids button")
+    if bid.count():
+        bid.first.click()
+        return True
+    card = page.locator(".hand button.card:not([disabled])")
+    if card.count():
+        card.first.click()
+        return True
+    return False
+
+
+def test_one_person_and_three_bots_play_a_short_game(
+    server: Server, browser: Any, shots: Path
+) -> None:
+    for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+        watched = Watched(browser, viewport)
+        page = watched.page
+        page.goto(server.base + "/")
+        page.fill("input[name=name]", "Ana")
+        no_overflow(page)
+        page.screenshot(path=shots / f"home-{name}.png", full_page=True)
+        table = create(page, server.base, bots=True)
+        seen = {"bid": False, "play": False, "review": False}
+        while not page.locator(".end:not([hidden])").count():
+            page.wait_for_function(
+                "document.querySelector('.bids button, .hand button.card:not([disabled])')"
+                " || !document.querySelector('.end').hidden"
+            )
+            if page.locator(".bids button").count() and not seen["bid"]:
+                no_overflow(page)
+                page.screenshot(path=shots / f"bidding-{name}.png", full_page=True)
+                seen["bid"] = True
+            if page.locator(".hand button.card:not([disabled])").count() and not seen["play"]:
+                legal = page.locator(".hand button.card:not([disabled])").count()
+                dimmed = page.locator(".hand button.card.dim").count()
+                assert legal + dimmed == page.locator(".hand button.card").count()
+                no_overflow(page)
+                page.screenshot(path=shots / f"play-{name}.png", full_page=True)
+                seen["play"] = True
+            if not seen["review"] and page.locator(".review li").count():
+                page.locator(".review").scroll_into_view_if_needed()
+                page.screenshot(path=shots / f"review-{name}.png", full_page=True)
+                seen["review"] = True
+            act_once(page)
+            page.wait_for_timeout(50)
+        assert seen["bid"] and seen["play"]
+        page.wait_for_selector(".review li")
+        record = http(server.base, "GET", f"/api/tables/{table}/record")[1]
+        verdict = verify(record).output
+        assert verdict["finished"] and verdict["ok"]
+        sheet = page.locator(".sheet tbody tr")
+        assert sheet.count() == len(record["deals"]) + 1  # a row a deal, and the total
+        totals = page.locator(".sheet tbody tr.total td").all_inner_texts()[3:]
+        assert [int(x) for x in totals] == verdict["scores"]
+        assert page.locator(".end .winner").inner_text()
+        no_overflow(page)
+        page.screenshot(path=shots / f"final-{name}.png", full_page=True)
+        # The replay of the finished game, hands open, with its review.
+        page.click(".end a")
+        page.wait_for_selector(".replay .hands li")
+        page.click("text=card ▶")
+        assert page.locator(".replay .hands .card").count() == 11
+        page.wait_for_selector(".replay .review li")
+        no_overflow(page)
+        page.screenshot(path=shots / f"replay-{name}.png", full_page=True)
+        watched.close()
+
+
+def test_four_people_play_a_deal_together(server: Server, browser: Any) -> None:
+    host = Watched(browser, DESKTOP)
+    table = create(host.page, server.base, bots=False)
+    host.page.wait_for_selector(".invites button.copy")
+    links = host.page.locator(".invites button.copy[data-url*='invite']")
+    urls = [links.nth(i).get_attribute("data-url") for i in range(links.count())]
+    assert len(urls) == 3
+    guests = []
+    for number, url in enumerate(urls, start=1):
+        guest = Watched(browser, PHONE)
+        guest.page.goto(url)
+        guest.page.fill("input[name=name]", f"Guest {number}")
+        guest.page.click("button[type=submit]")
+        guest.page.wait_for_url(f"**/t/{table}")
+        guests.append(guest)
+    everyone = [host, *guests]
+    for person in everyone:
+        person.page.wait_for_selector(".hand button.card")
+    while not all(p.page.locator(".sheet tbody tr").count() >= 2 for p in everyone):
+        if not any(act_once(p.page) for p in everyone):
+            host.page.wait_for_timeout(100)
+    names = host.page.locator(".seat .name").all_inner_texts()
+    assert names == ["Ana", "Guest 1", "Guest 2", "Guest 3"]
+    for person in everyone:
+        person.close()
+
+
+def test_a_page_closed_mid_trick_comes_back_where_it_was(server: Server, browser: Any) -> None:
+    watched = Watched(browser, PHONE)
+    page = watched.page
+    table = create(page, server.base, bots=True)
+    # Play on until a trick is under way and it is our turn.
+    while True:
+        page.wait_for_function(
+            "document.querySelector('.bids button, .hand button.card:not([disabled])')"
+        )
+        if page.locator(".trick .card").count() and page.locator(".hand button.card").count():
+            break
+        act_once(page)
+        page.wait_for_timeout(50)
+    hand = page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    trick = page.locator(".trick .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    page.close()
+    again = watched.new_page()
+    again.goto(f"{server.base}/t/{table}")
+    again.wait_for_selector(".hand .card")
+    assert again.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == hand
+    assert again.locator(".trick .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == trick
+    assert again.locator(".hand button.card:not([disabled])").count() >= 1  # still our turn
+    watched.close()
+
+
+def test_a_spectator_sees_no_hand(server: Server, browser: Any) -> None:
+    host = Watched(browser, DESKTOP)
+    table = create(host.page, server.base, bots=True, pace="1")
+    host.page.wait_for_selector(".invites button.copy")
+    watch = host.page.locator(".invites button.copy[data-url*='watch']").get_attribute("data-url")
+    spectator = Watched(browser, PHONE)
+    spectator.page.goto(watch)
+    spectator.page.wait_for_selector(".seat")
+    spectator.page.wait_for_selector(".info .deal")
+    assert spectator.page.locator(".hand .card").count() == 0
+    assert spectator.page.locator(".chat form").is_hidden()
+    hand = host.page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+    shown = spectator.page.locator(".card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+    public = spectator.page.locator(".info .card, .trick .card").count()
+    assert len(shown) == public and not (set(hand) & set(shown) - set(shown[:public]))
+    assert table
+    no_overflow(spectator.page)
+    spectator.close()
+    host.close()
+
+
+def test_the_pages_own_javascript_and_css_are_small() -> None:
+    files = sorted(WEB.glob("*.js")) + sorted(WEB.glob("*.css"))
+    size = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
+    assert size < 100_000, size
