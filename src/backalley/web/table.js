@@ -457,6 +457,11 @@ function showReview(state, page, number, review) {
     const sides = review.taken.map((taken, side) => t("{side}: tricks taken {taken}, with best play {best}", { side: sideName(state, side), taken, best: review.double_dummy[side] }));
     page.review.append(element("p", { text: sides.join(" · ") }));
   }
+  const players = element("ul", { class: "players" });
+  review.mistakes.forEach((count, seat) => {
+    players.append(element("li", { text: t("{name}: mistakes {count}, tricks given away {lost}", { name: nameOf(state, seat), count, lost: review.given_away[seat] }) }));
+  });
+  page.review.append(players);
   const list = element("ul", { class: "mistakes" });
   for (const card of review.cards) {
     if (card.cost <= 0) continue;
