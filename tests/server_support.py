@@ -59,10 +59,10 @@ class Server:
     output: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, url: str) -> Server:
+    def start(cls, url: str, port: int = 0) -> Server:
         env = dict(os.environ, LANGUAGE="en", PYTHONUNBUFFERED="1")
         process = subprocess.Popen(
-            [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", url,
+            [sys.executable, "-m", "backalley", "serve", "--port", str(port), "--db", url,
              "--workers", "2"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

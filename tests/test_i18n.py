@@ -84,8 +84,11 @@ def test_the_template_holds_every_marked_string_of_the_code(tmp_path):
     args = ["extract", "-F", "babel.cfg", "-k", "N_", "-k", "_", "-k", "ngettext:1,2"]
     args += ["--no-location", "-o", str(fresh), "src/backalley"]
     subprocess.run([pybabel, *args], cwd=root, check=True, capture_output=True)
+    from backalley.server.app import web_messages
+
     with open(fresh, "rb") as f:
         marked = {m.id for m in read_po(f) if m.id}
+    marked |= set(web_messages())  # the browser page's t("…") strings (scripts/web_messages.py)
     with open(LOCALE_DIR / "backalley.pot", "rb") as f:
         template = {m.id for m in read_po(f) if m.id}
     assert marked == template, "run scripts/i18n.sh update"

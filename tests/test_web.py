@@ -92,14 +92,14 @@ def create(page: Any, base: str, *, bots: bool, pace: str = "0.3") -> str:
 
 def act_once(page: Any) -> bool:
     """Play this page's first legal action if it is its turn; whether it did."""
-    bid = page.locator(".bids button")
-    if bid.count():
-        bid.first.click()
-        return True
-    card = page.locator(".hand button.card:not([disabled])")
-    if card.count():
-        card.first.click()
-        return True
+    for choice in (".bids button:not([disabled])", ".hand button.card:not([disabled])"):
+        found = page.locator(choice)
+        if found.count():
+            try:  # the page may have been redrawn since: then it is no longer our turn
+                found.first.click(timeout=2000)
+            except playwright_api.TimeoutError:
+                return False
+            return True
     return False
 
 
@@ -117,8 +117,8 @@ def test_one_person_and_three_bots_play_a_short_game(
         seen = {"bid": False, "play": False, "review": False}
         while not page.locator(".end:not([hidden])").count():
             page.wait_for_function(
-                "document.querySelector('.bids button, .hand button.card:not([disabled])')"
-                " || !document.querySelector('.end').hidden"
+                "document.querySelector('.bids button:not([disabled]),"
+                " .hand button.card:not([disabled])') || !document.querySelector('.end').hidden"
             )
             if page.locator(".bids button").count() and not seen["bid"]:
                 no_overflow(page)
@@ -237,3 +237,95 @@ def test_the_pages_own_javascript_and_css_are_small() -> None:
     files = sorted(WEB.glob("*.js")) + sorted(WEB.glob("*.css"))
     size = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
     assert size < 100_000, size
+
+
+def test_keyboard_labels_and_the_four_colour_deck(server: Server, browser: Any) -> None:
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    create(page, server.base, bots=True)
+    page.wait_for_selector(".hand .card")
+    labels = page.locator(".hand .card").evaluate_all(
+        "cs => cs.map(c => [c.dataset.card, c.getAttribute('aria-label')])"
+    )
+    names = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    for card, label in labels:
+        if card in ("BJ", "LJ"):
+            assert label == ("Big Blooper" if card == "BJ" else "Little Blooper")
+        else:
+            assert label.endswith(f"of {names[card[1]]}"), (card, label)
+    # Keyboard only: Tab to the first action and press Enter.
+    page.wait_for_function(
+        "document.querySelector('.bids button, .hand button.card:not([disabled])')"
+    )
+    before = page.locator(".seat .bid").count()
+    bids = page.locator(".bids button")
+    # A bid of board (the last button), which no throw-in takes back; else a card.
+    first = bids.last if bids.count() else page.locator(".hand button.card:not([disabled])").first
+    first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"document.querySelectorAll('.seat .bid').length > {before}"
+                           " || document.querySelectorAll('.trick .card').length > 0")  # fmt: skip
+    # The four-colour deck: diamonds blue, clubs green; two colours: diamonds red.
+    colour = "getComputedStyle(document.querySelector('.card.s-D') || document.body).color"
+    page.evaluate(
+        "document.querySelector('.hand').append(Object.assign(document.createElement('span'),"
+        " {className: 'card s-D'}), Object.assign(document.createElement('span'),"
+        " {className: 'card s-C'}))"
+    )
+    red = page.evaluate(colour)
+    page.check("#four-colour")
+    blue = page.evaluate(colour)
+    assert red != blue and blue == "rgb(29, 78, 216)"
+    watched.close()
+
+
+def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = database("sqlite", tmp_path)
+    server = Server.start(url, port)
+    watched = Watched(browser, PHONE)
+    try:
+        page = watched.page
+        table = create(page, server.base, bots=True)
+        page.wait_for_function(
+            "document.querySelector('.bids button, .hand button.card:not([disabled])')"
+        )
+        hand = page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        server.kill()  # the connection is lost
+        page.wait_for_function("document.getElementById('status').textContent !== ''")
+        server = Server.start(url, port)
+        page.wait_for_function("document.getElementById('status').textContent === ''")
+        assert page.url.endswith(f"/t/{table}")
+        page.wait_for_selector(".hand .card")
+        assert page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == hand
+        assert act_once(page)  # and play goes on
+        page.wait_for_function("document.querySelectorAll('.seat .bid, .trick .card').length > 0")
+    finally:
+        server.stop()
+    # A dropped socket logs an error in the console; nothing else may.
+    watched.errors = [e for e in watched.errors if "WebSocket" not in e]
+    watched.close()
+
+
+def test_the_page_speaks_the_browsers_language_with_a_switch(server: Server, browser: Any) -> None:
+    context = browser.new_context(viewport=PHONE, locale="es-ES")
+    errors: list[str] = []
+    page = context.new_page()
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    spanish = http(server.base, "GET", "/api/i18n/es")[1]["messages"]["New table"]
+    dutch = http(server.base, "GET", "/api/i18n/nl")[1]["messages"]["New table"]
+    assert spanish != "New table" and dutch != "New table"
+    page.goto(server.base + "/")
+    page.wait_for_selector("h1")
+    assert page.locator("h1").inner_text() == spanish
+    assert page.evaluate("document.documentElement.lang") == "es"
+    page.select_option("#lang", "nl")
+    page.wait_for_function(f"(document.querySelector('h1') || {{}}).textContent === {dutch!r}")
+    page.reload()
+    page.wait_for_function(f"(document.querySelector('h1') || {{}}).textContent === {dutch!r}")
+    context.close()
+    assert errors == []

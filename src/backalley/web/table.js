@@ -74,7 +74,10 @@ function open(main, tableId, credentials, mine, go) {
   });
   const act = (action) => {
     const id = connection.send({ type: "act", action });
-    if (id) state.pending.set(id, action);
+    if (!id) return;
+    state.pending.set(id, action);
+    // One action a turn: the buttons wait for the server's answer, which redraws them.
+    for (const button of page.root.querySelectorAll(".bids button, .hand button")) button.disabled = true;
   };
   page.hand.addEventListener("click", (event) => {
     const card = event.target.closest("button.card");
