@@ -265,17 +265,16 @@ def test_keyboard_labels_and_the_four_colour_deck(server: Server, browser: Any) 
     page.keyboard.press("Enter")
     page.wait_for_function(f"document.querySelectorAll('.seat .bid').length > {before}"
                            " || document.querySelectorAll('.trick .card').length > 0")  # fmt: skip
-    # The four-colour deck: diamonds blue, clubs green; two colours: diamonds red.
-    colour = "getComputedStyle(document.querySelector('.card.s-D') || document.body).color"
-    page.evaluate(
-        "document.querySelector('.hand').append(Object.assign(document.createElement('span'),"
-        " {className: 'card s-D'}), Object.assign(document.createElement('span'),"
-        " {className: 'card s-C'}))"
+    # The four-colour deck: diamonds blue; with two colours, red.
+    page.evaluate(  # a diamond outside the regions the page redraws
+        "document.body.append(Object.assign(document.createElement('span'),"
+        " {id: 'sample', className: 'card s-D'}))"
     )
+    colour = "getComputedStyle(document.getElementById('sample')).color"
     red = page.evaluate(colour)
     page.check("#four-colour")
     blue = page.evaluate(colour)
-    assert red != blue and blue == "rgb(29, 78, 216)"
+    assert red == "rgb(192, 21, 29)" and blue == "rgb(29, 78, 216)"
     watched.close()
 
 

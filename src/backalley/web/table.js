@@ -204,7 +204,8 @@ function draw(state, page, connection) {
 // ------------------------------------------------------------------ regions
 
 function nameOf(state, seat) {
-  return seatName(state.table.seats.map((s) => s.name), seat);
+  const names = state.table.seats.map((s) => (s.bot ? t("{level} bot", { level: t(s.bot) }) : s.name));
+  return seatName(names, seat);
 }
 
 /** A seat's name as shown: its player's (with the seat's number when two share a name). */
