@@ -490,6 +490,7 @@ def test_no_message_holds_a_card_its_receiver_may_not_see_over_50_games(server: 
         own = {c for m in seats[0].messages for c in cards_in(m.get("view", {}).get("hand"))}
         assert own  # the test sees cards at all: each seat's own hand reaches it
     assert checked > 10_000
+    print(f"leak test: {checked} card mentions in every message of 50 games checked")
 
 
 # ---------------------------------------------------------------------- leaving, timers, claims
