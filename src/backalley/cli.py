@@ -692,7 +692,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app,
         log_level="warning",
         ws_max_size=64 * 1024,
-        ws_per_message_deflate=False,  # compression cost more CPU than the bytes it saved
+        ws_per_message_deflate=False,  # uncompressed: compressing costs CPU on every frame sent
         lifespan="on",
         timeout_graceful_shutdown=5,
     )
