@@ -335,3 +335,26 @@ def test_the_page_speaks_the_browsers_language_with_a_switch(server: Server, bro
     page.wait_for_function(f"(document.querySelector('h1') || {{}}).textContent === {dutch!r}")
     context.close()
     assert errors == []
+
+
+def test_empty_seats_given_to_bots_and_the_turn_timer(server: Server, browser: Any) -> None:
+    watched = Watched(browser, PHONE)
+    page = watched.page
+    page.goto(server.base + "/")
+    page.fill("input[name=name]", "Ana")
+    page.select_option("select[name=length]", "short")
+    page.select_option("select[name=bots]", "none")
+    page.select_option("select[name=pace]", "0.3")
+    page.select_option("select[name=timer]", "30")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/t/*")
+    for _ in range(3):  # the host gives each empty seat to a bot
+        page.wait_for_selector(".invites button:has-text('give to a bot')")
+        page.locator(".invites li select").first.select_option("easy")
+        page.locator(".invites button:has-text('give to a bot')").first.click()
+        page.wait_for_timeout(200)
+    page.wait_for_selector(".hand .card")
+    assert page.locator(".seat .tag:has-text('bot')").count() == 3
+    page.wait_for_function("/\\d+ s left/.test(document.querySelector('.prompt').textContent)")
+    no_overflow(page)
+    watched.close()
