@@ -358,3 +358,31 @@ def test_empty_seats_given_to_bots_and_the_turn_timer(server: Server, browser: A
     page.wait_for_function("/\\d+ s left/.test(document.querySelector('.prompt').textContent)")
     no_overflow(page)
     watched.close()
+
+
+def test_the_claim_button_is_settled_by_the_server(server: Server, browser: Any) -> None:
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    create(page, server.base, bots=True)
+    while True:  # bid, until our first card is due
+        page.wait_for_function(
+            "document.querySelector('.bids button:not([disabled]),"
+            " .hand button.card:not([disabled])')"
+        )
+        if page.locator(".hand button.card:not([disabled])").count():
+            break
+        act_once(page)
+        page.wait_for_timeout(50)
+    cards = page.locator(".hand .card").count()
+    page.click("text=claim the rest")
+    # Either the solver proves it and the deal is played out, or the refusal is shown.
+    page.wait_for_function(
+        f"document.querySelectorAll('.hand .card').length !== {cards}"
+        " || /claim/.test(document.getElementById('toast').textContent)"
+    )
+    toast = page.locator("#toast").inner_text() if page.locator("#toast").is_visible() else ""
+    if "claim" in toast:
+        assert page.locator(".hand .card").count() == cards  # refused: nothing changed
+    else:
+        page.wait_for_selector(".sheet tbody tr:nth-child(2)")  # the deal was scored
+    watched.close()
