@@ -79,28 +79,25 @@ class Connection:
         self.socket = socket
         self.seat = seat
         self.catalog = translator(lang)
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(maxsize=QUEUE + 1)
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()  # held to QUEUE by send()
         self.closing: int | None = None
         self.sender = asyncio.create_task(self._send_loop())
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.closing is not None:
             return
-        frame = message if isinstance(message, str) else protocol.dumps(message)
-        try:
-            if self.queue.qsize() >= QUEUE:
-                raise asyncio.QueueFull
-            self.queue.put_nowait(frame)
-        except asyncio.QueueFull:  # too slow a reader: dropped, and told why by the code
+        if self.queue.qsize() >= QUEUE:  # too slow a reader: dropped, and told why by the code
             self.closing = protocol.CLOSE_SLOW
             self.sender.cancel()
             self._closer = asyncio.ensure_future(self._close_now(protocol.CLOSE_SLOW))
+            return
+        self.queue.put_nowait(message if isinstance(message, str) else protocol.dumps(message))
 
     def close(self, code: int) -> None:
         """Close with ``code`` once the frames already queued are sent."""
         if self.closing is None:
             self.closing = code
-            self.queue.put_nowait(None)  # never full here: send() closes before it fills
+            self.queue.put_nowait(None)
 
     async def _close_now(self, code: int) -> None:
         with contextlib.suppress(Exception):
@@ -131,7 +128,11 @@ async def table_socket(socket: WebSocket) -> None:
         await socket.close(protocol.CLOSE_NO_TABLE, "no such table")
         return
     try:
-        hello = protocol.parse(await asyncio.wait_for(socket.receive_text(), HELLO_WAIT))
+        frame = await asyncio.wait_for(socket.receive_text(), HELLO_WAIT)
+        refusal = protocol.too_large(frame)
+        if refusal is not None:
+            raise refusal
+        hello = protocol.parse(frame)
     except (TimeoutError, ProtocolError, WebSocketDisconnect, KeyError, RuntimeError):
         with contextlib.suppress(Exception):
             await socket.close(protocol.CLOSE_POLICY, "say hello first")
@@ -330,21 +331,7 @@ async def table_record(request: Request) -> Response:
 
 
 async def finished_games(request: Request) -> Response:
-    tables: Tables = request.app.state.tables
-    games = []
-    for table_id in tables.finished():
-        table = tables.get(table_id)
-        if table is not None and table.game is not None:
-            games.append(
-                {
-                    "id": table_id,
-                    "rules": table.rules.name,
-                    "players": table.names,
-                    "scores": list(table.game.scores),
-                    "winner": table.game.winner,
-                }
-            )
-    return JSONResponse({"games": games})
+    return JSONResponse({"games": request.app.state.tables.finished()})
 
 
 async def about(request: Request) -> Response:

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from backalley.cards import N_, SUITS, BackAlleyError, format_cards
-from backalley.rules import Phase
+from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards
+from backalley.rules import Phase, next_seat
 from backalley.view import DealSummary, SeatView
 
 VERSION = 1  #: the protocol's version, sent in every ``state``
@@ -81,13 +81,10 @@ def too_large(frame: str | bytes) -> ProtocolError | None:
 
 
 def parse(frame: str | bytes) -> Message:
-    """The client message in ``frame``.
+    """The client message in ``frame``, a frame :func:`too_large` let through.
 
-    :raises ProtocolError: ``too_large``, ``bad_json``, ``unknown_type`` or ``bad_field``.
+    :raises ProtocolError: ``bad_json``, ``unknown_type`` or ``bad_field``.
     """
-    refusal = too_large(frame)
-    if refusal is not None:
-        raise refusal
     try:
         data = json.loads(frame)
     except (ValueError, UnicodeDecodeError):
@@ -217,6 +214,7 @@ def view_json(view: SeatView) -> dict[str, Any]:
     return {
         "seat": view.seat,
         "phase": _PHASES[view.phase],
+        "sides": [list(view.rules.seats_of(side)) for side in range(view.rules.num_sides)],
         "scores": list(view.scores),
         "history": [_summary_json(d) for d in view.history],
         "winner": view.winner,
@@ -239,11 +237,23 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "leader": view.leader,
         "trumps_broken": view.trumps_broken,
         "trick": [[seat, str(card)] for seat, card in view.trick],
-        "tricks": [[leader, [str(c) for c in cards]] for leader, cards in view.completed_tricks],
+        "tricks": [
+            _played(leader, cards, view.seats_in_deal) for leader, cards in view.completed_tricks
+        ],
         "tricks_won": list(view.tricks_won),
         "to_move": view.to_move,
         "legal": [str(a) for a in view.legal_actions],
     }
+
+
+def _played(leader: int, cards: tuple[Card, ...], seats: tuple[int, ...]) -> list[list[Any]]:
+    """A completed trick as ``[seat, card]`` pairs, like the trick in progress: who played what
+    (C4), so that no client works out the order of play."""
+    played, seat = [], leader
+    for card in cards:
+        played.append([seat, str(card)])
+        seat = next_seat(seat, seats)
+    return played
 
 
 def _contract(contract: int | str | None) -> str | None:

@@ -32,7 +32,9 @@ from sqlalchemy import (
     create_engine,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, Engine
@@ -49,6 +51,7 @@ tables = Table(
     Column("watch_hash", LargeBinary, nullable=False),
     Column("status", String(8), nullable=False),  # open, playing, finished
     Column("finished", Float),
+    Column("summary", Text),  # JSON, once finished: players, scores, winner (the history list)
 )
 
 seats = Table(
@@ -105,6 +108,9 @@ def open_engine(url: str) -> Engine:
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
         engine = create_engine(url, pool_pre_ping=True)
     metadata.create_all(engine)
+    if "summary" not in {c["name"] for c in inspect(engine).get_columns("tables")}:
+        with engine.begin() as connection:  # a database from before the history list
+            connection.execute(text("ALTER TABLE tables ADD COLUMN summary TEXT"))
     return engine
 
 
@@ -195,9 +201,9 @@ class Store:
         return [("token", (table_id, seat, token_hash))]
 
     @staticmethod
-    def status(table_id: str, status: str) -> Write:
-        """A table's new status: ``playing`` or ``finished``."""
-        return [("status", (table_id, status))]
+    def status(table_id: str, status: str, summary: dict[str, Any] | None = None) -> Write:
+        """A table's new status: ``playing``, or ``finished`` with the game's ``summary``."""
+        return [("status", (table_id, status, summary))]
 
     async def write(self, rows: Write) -> None:
         """Commit ``rows`` in one transaction (maybe shared with other tables' writes).
@@ -249,17 +255,25 @@ class Store:
 
     # ---------------------------------------------------------------- reading
 
-    def table_ids(self, *, finished: bool) -> list[str]:
-        """The ids of the finished tables (newest first) or of the others."""
+    def unfinished(self) -> list[str]:
+        """The ids of the tables whose game is not over."""
         with self.engine.connect() as connection:
-            query = select(tables.c.id)
-            if finished:
-                query = query.where(tables.c.status == "finished").order_by(
-                    tables.c.finished.desc()
-                )
-            else:
-                query = query.where(tables.c.status != "finished")
+            query = select(tables.c.id).where(tables.c.status != "finished")
             return [row.id for row in connection.execute(query)]
+
+    def finished(self, limit: int) -> list[dict[str, Any]]:
+        """The latest ``limit`` finished games, newest first: id, rules and summary."""
+        with self.engine.connect() as connection:
+            query = (
+                select(tables.c.id, tables.c.config, tables.c.summary)
+                .where(tables.c.status == "finished", tables.c.summary.is_not(None))
+                .order_by(tables.c.finished.desc())
+                .limit(limit)
+            )
+            return [
+                {"id": row.id, "rules": json.loads(row.config)["rules"]} | json.loads(row.summary)
+                for row in connection.execute(query)
+            ]
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with its whole log, or ``None`` when there is no such table."""
@@ -304,10 +318,11 @@ def _run(connection: Connection, rows: Write) -> None:
                 .values(token_hash=token_hash)
             )
         elif operation == "status":
-            table_id, status = arguments
+            table_id, status, summary = arguments
             values: dict[str, Any] = {"status": status}
             if status == "finished":
                 values["finished"] = time.time()
+                values["summary"] = json.dumps(summary)
             connection.execute(update(tables).where(tables.c.id == table_id).values(**values))
         else:  # pragma: no cover - a programming error
             raise ValueError(operation)

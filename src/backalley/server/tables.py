@@ -217,6 +217,7 @@ class Table:
         self.status = "open"
         self._finish_stored = False  #: the store knows the game is over
         self._reviews: dict[int, dict[str, Any]] = {}  #: finished deals' reviews
+        self._replayed: dict[str, Any] | None = None  #: the finished game's replay
         self.version = 0
         self._issued = 0  #: the last version given to an event, stored or about to be
         # The public log, one JSON text an event (texts are not tracked by the garbage
@@ -275,11 +276,8 @@ class Table:
 
     def _replay(self, event: Event) -> None:
         data = event.data
-        if event.kind == "seat":
-            self.names[data["seat"]] = data["name"]
-        elif event.kind == "bot":
-            self.bots[data["seat"]] = data["level"]
-            self.names[data["seat"]] = data["name"]
+        if event.kind in ("seat", "bot"):
+            self._seat(data["seat"], data["name"], data.get("level"))
         elif event.kind == "start":
             self.game = Game(self.rules)
         elif event.kind == "deal":
@@ -307,10 +305,8 @@ class Table:
                 if events:
                     await self._commit(events)
                     self._publish(events)
-            now = time.time()
-            for seat in self._people():
-                self.away_since[seat] = now
-                asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+            for seat in self._people():  # nobody is connected yet
+                self._away(seat)
         self.start_driver()
 
     def start_driver(self) -> None:
@@ -327,7 +323,7 @@ class Table:
     def seat_of(self, token: str | None) -> int | None:
         """The seat ``token`` holds, or ``None``."""
         found = None
-        for seat, stored in enumerate(self.token_hashes):
+        for seat, stored in enumerate(self.token_hashes):  # all of them: no early exit to time
             if matches(token, stored):
                 found = seat
         return found
@@ -352,7 +348,7 @@ class Table:
                 raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
             token = secret()
             self.token_hashes[seat] = digest(token)
-            self.names[seat] = name
+            self._seat(seat, name)
             try:
                 events = [self._event("seat", {"seat": seat, "name": name})]
                 events += self._start_if_full()
@@ -384,7 +380,7 @@ class Table:
             if self.names[seat] is not None:
                 raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
             name = f"{level} bot"
-            self.names[seat], self.bots[seat] = name, level
+            self._seat(seat, name, level)
             try:
                 events = [self._event("bot", {"seat": seat, "level": level, "name": name})]
                 events += self._start_if_full()
@@ -393,6 +389,10 @@ class Table:
                 self._rebuild()
                 raise
             self._publish(events)
+
+    def _seat(self, seat: int, name: str, level: str | None = None) -> None:
+        """Sit ``name`` at ``seat``: a person, or a bot of ``level``."""
+        self.names[seat], self.bots[seat] = name, level
 
     def _check_seat(self, seat: object) -> None:
         if type(seat) is not int or not 0 <= seat < self.rules.num_players:
@@ -407,11 +407,9 @@ class Table:
             return []
         self.game = Game(self.rules, rng=secrets.SystemRandom())
         self.status = "playing"
-        now = time.time()
         for seat in self._people():
             if not self.clients[seat]:
-                self.away_since[seat] = now
-                asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+                self._away(seat)
         return [self._event("start", {}), *self._deal_events(0)]
 
     def _people(self) -> list[int]:
@@ -458,9 +456,13 @@ class Table:
             return
         self.clients[seat].discard(client)
         if not self.clients[seat] and self.bots[seat] is None and self.game is not None:
-            self.away_since[seat] = time.time()
-            asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+            self._away(seat)
         self._send_presence()
+
+    def _away(self, seat: int) -> None:
+        """``seat``'s player is not connected: a bot stands in after the grace period."""
+        self.away_since[seat] = time.time()
+        asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
 
     def _check_away(self, seat: int) -> None:
         since = self.away_since[seat]
@@ -594,9 +596,12 @@ class Table:
         if by is not None:
             data["by"] = by
         events = [self._event("bid" if is_bid else "card", data, key)]
+        if game.phase == Phase.OVER:
+            self.status = "finished"
         return events + self._deal_events(before)
 
     def _deal_events(self, before: int) -> list[Event]:
+        """The events of the deals dealt since there were ``before``: each as dealt."""
         game = self.game
         assert game is not None
         events = []
@@ -609,8 +614,6 @@ class Table:
                 "stock": [format_cards(1 << c)[0] for c in deal.stock],
             }
             events.append(self._event("deal", data))
-        if game.phase == Phase.OVER:
-            self.status = "finished"
         return events
 
     async def claim(self, client: Client, message: protocol.Claim) -> None:
@@ -687,7 +690,13 @@ class Table:
             rows += Store.status(self.id, "playing")
         finishing = self.status == "finished" and not self._finish_stored
         if finishing:
-            rows += Store.status(self.id, "finished")
+            assert self.game is not None
+            summary = {
+                "players": self.names,
+                "scores": self.game.scores,
+                "winner": self.game.winner,
+            }
+            rows += Store.status(self.id, "finished", summary)
         try:
             await self.store.write(rows)
         except Exception:
@@ -764,7 +773,7 @@ class Table:
             ):
                 raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
             cached = self._reviews.get(deal)
-            record = write_record(game, players=[name or "" for name in self.names])
+            record = self._full_record()
             record["deals"] = record["deals"][: deal + 1]
         if cached is None:
             cached = self._reviews[deal] = await self.pool.review(record, deal)
@@ -780,7 +789,9 @@ class Table:
         async with self.lock:
             if self.game is None or self.status != "finished":
                 raise TableError("not_finished", N_("a game can be replayed once it is over"))
-            record = write_record(self.game, players=[name or "" for name in self.names])
+            if self._replayed is not None:  # a finished game does not change
+                return self._replayed
+            record = self._full_record()
         game = Game(self.rules)
         deals = []
         for number, deal in enumerate(record["deals"]):
@@ -791,7 +802,7 @@ class Table:
             frames = [self._frame(game)]
             for card in deal["play"]:
                 game.apply(card)
-                frames.append(self._frame(game, number))
+                frames.append(self._frame(game))
             points = game.deals[number].points
             deals.append(
                 {
@@ -802,16 +813,15 @@ class Table:
                     "points": None if points is None else list(points),
                 }
             )
-        return {"players": record["players"], "record": record, "deals": deals,
-                "scores": list(game.scores), "winner": game.winner}  # fmt: skip
+        self._replayed = {"players": record["players"], "record": record, "deals": deals,
+                          "scores": list(game.scores), "winner": game.winner}  # fmt: skip
+        return self._replayed
 
-    def _frame(self, game: Game, number: int | None = None) -> dict[str, Any]:
-        views = [game.view(s) for s in range(self.rules.num_players)]
+    def _frame(self, game: Game) -> dict[str, Any]:
+        """One step of a replay: every seat's hand (from its own view) and the public rest."""
         public = protocol.view_json(game.public_view())
-        if number is not None and public["deal"] != number:  # the deal just ended
-            return {"hands": [[] for _ in views], "trick": [], "ended": True}
         return {
-            "hands": [format_cards(v.hand) for v in views],
+            "hands": [format_cards(game.view(s).hand) for s in range(self.rules.num_players)],
             "trick": public["trick"],
             "tricks": public["tricks"],
             "tricks_won": public["tricks_won"],
@@ -821,10 +831,15 @@ class Table:
             "to_move": public["to_move"],
         }
 
+    def _full_record(self) -> dict[str, Any]:
+        """The game's record with every hand: for the server's own use (and a finished game)."""
+        assert self.game is not None
+        return write_record(self.game, players=[name or "" for name in self.names])
+
     def _record(self, seat: int | None) -> dict[str, Any]:
         if self.game is None:
             raise TableError("not_started", N_("the game starts when every seat is filled"))
-        record = write_record(self.game, players=[name or "" for name in self.names])
+        record = self._full_record()
         if self.status == "finished":
             return record
         for deal in record["deals"]:
@@ -908,7 +923,7 @@ class Tables:
 
     async def start(self) -> int:
         """Rebuild every unfinished table from its log; how many there were."""
-        for table_id in self.store.table_ids(finished=False):
+        for table_id in self.store.unfinished():
             stored = self.store.load(table_id)
             if stored is not None:
                 table = Table.load(stored, self.store, self.pool)
@@ -938,8 +953,9 @@ class Tables:
                 table.stop()
                 del self.tables[table_id]
 
-    def finished(self, limit: int = 50) -> list[str]:
-        return self.store.table_ids(finished=True)[:limit]
+    def finished(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest finished games, newest first: id, rules, players, scores, winner."""
+        return self.store.finished(limit)
 
     def stop(self) -> None:
         for table in self.tables.values():

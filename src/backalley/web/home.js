@@ -1,18 +1,9 @@
 // The home page: create a table, and the games of this browser.
 import { call, remember, remembered } from "./api.js";
+import { element } from "./dom.js";
 import { t } from "./i18n.js";
 
 const SHORT = [3, 2, 1];
-
-function element(tag, attributes = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attributes)) {
-    if (key === "text") node.textContent = value;
-    else node.setAttribute(key, value);
-  }
-  node.append(...children);
-  return node;
-}
 
 function field(label, control, help) {
   const wrapper = element("label", { class: "field" }, element("span", { text: label }), control);
@@ -97,14 +88,13 @@ async function yourGames() {
   const section = element("section", { class: "panel" }, element("h2", { text: t("Your games") }));
   const list = element("ul", { class: "games" });
   const tables = Object.entries(remembered()).sort((a, b) => b[1].at - a[1].at).slice(0, 20);
-  for (const [id, facts] of tables) {
+  for (const [id] of tables) {
     const info = await call("GET", `/api/tables/${id}`).catch(() => null);
     if (!info) continue;
     const names = info.seats.map((s) => s.name || "·").join(", ");
     const href = info.status === "finished" ? `/replay/${id}` : `/t/${id}`;
     const status = { open: t("waiting for players"), playing: t("in play"), finished: t("over") }[info.status];
     list.append(element("li", {}, element("a", { href, text: `${names}` }), ` — ${status}`));
-    void facts;
   }
   if (!list.children.length) list.append(element("li", { text: t("none yet") }));
   section.append(list);
@@ -123,5 +113,3 @@ async function finishedGames() {
   section.append(list);
   return section;
 }
-
-export { element };

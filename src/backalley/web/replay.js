@@ -1,9 +1,10 @@
 // A finished game step by step, every hand open, with each deal's review alongside; the
 // frames come from the server's engine, so the page works out nothing itself.
 import { call } from "./api.js";
-import { cardElement, cardLabel, SUITS } from "./cards.js";
-import { element } from "./home.js";
+import { cardElement, SUITS } from "./cards.js";
+import { element } from "./dom.js";
 import { t } from "./i18n.js";
+import { reviewNodes } from "./review.js";
 import { seatName } from "./table.js";
 
 export async function renderReplay(main, tableId) {
@@ -71,16 +72,7 @@ export async function renderReplay(main, tableId) {
       return;
     }
     if (number !== deal) return;
-    const result = reviews[number];
-    const list = element("ul", { class: "mistakes" });
-    for (const card of result.cards) {
-      if (card.cost <= 0) continue;
-      list.append(element("li", { text: t("{name}, trick {trick}: {card} gave away {cost}; better {better}", {
-        name: names[card.seat], trick: card.trick + 1, card: cardLabel(card.card), cost: card.cost, better: card.better.map(cardLabel).join(", "),
-      }) }));
-    }
-    if (!list.children.length) list.append(element("li", { text: result.reviewed ? t("No card gave a trick away.") : t("This deal was not played out: nothing to review.") }));
-    review.append(list);
+    review.append(...reviewNodes(reviews[number], (seat) => names[seat]));
   }
 
   move(0, 0);

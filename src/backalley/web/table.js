@@ -2,16 +2,17 @@
 // per region of the table. It never works out a rule: the legal cards and bids come in the
 // view, and a refusal comes back from the server with its rule id.
 import { call, remember, remembered } from "./api.js";
-import { cardElement, cardLabel, suitLabel, SUITS } from "./cards.js";
+import { cardElement, suitLabel, SUITS } from "./cards.js";
 import { TableConnection } from "./connection.js";
-import { element } from "./home.js";
+import { element } from "./dom.js";
 import { language, t } from "./i18n.js";
+import { reviewNodes } from "./review.js";
 
 export function renderTable(main, tableId, params, go) {
   const mine = remembered()[tableId];
-  if (params.get("watch")) return open(main, tableId, { watch: params.get("watch") }, null, go);
+  if (params.get("watch")) return open(main, tableId, { watch: params.get("watch") }, null);
   if (params.get("invite") && !(mine && mine.token)) return joinForm(main, tableId, params, go);
-  if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine, go);
+  if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine);
   main.replaceChildren(
     element("section", { class: "panel" }, element("p", { text: t("To sit at this table you need its invite link; to watch, its watch link.") })),
   );
@@ -45,23 +46,20 @@ export function toast(text) {
 }
 
 /** Connect and keep the page drawn from the server's messages; returns a way to leave. */
-function open(main, tableId, credentials, mine, go) {
+function open(main, tableId, credentials, mine) {
   const page = skeleton();
   main.replaceChildren(page.root);
   const state = {
     tableId, mine, table: null, view: null, chat: [], lastTrick: null, turnSince: Date.now(),
-    reviewed: new Set(), reviews: {}, pending: new Map(),
+    reviewed: new Set(),
   };
   const connection = new TableConnection(
     tableId,
     { ...credentials, lang: language() },
-    (message) => receive(state, page, message, connection),
+    (message) => receive(state, page, message),
     (status, code) => showStatus(status, code),
   );
-  page.claim.addEventListener("click", () => {
-    const id = connection.send({ type: "claim" });
-    if (id) state.pending.set(id, "claim");
-  });
+  page.claim.addEventListener("click", () => connection.send({ type: "claim" }));
   page.lastButton.addEventListener("click", () => {
     page.last.hidden = !page.last.hidden;
     page.lastButton.setAttribute("aria-expanded", String(!page.last.hidden));
@@ -73,9 +71,7 @@ function open(main, tableId, credentials, mine, go) {
     page.chatInput.value = "";
   });
   const act = (action) => {
-    const id = connection.send({ type: "act", action });
-    if (!id) return;
-    state.pending.set(id, action);
+    if (!connection.send({ type: "act", action })) return;
     // One action a turn: the buttons wait for the server's answer, which redraws them.
     for (const button of page.root.querySelectorAll(".bids button, .hand button")) button.disabled = true;
   };
@@ -88,7 +84,6 @@ function open(main, tableId, credentials, mine, go) {
     if (bid) act(bid.dataset.bid);
   });
   const timer = setInterval(() => drawPrompt(state, page), 1000);
-  void go;
   return () => {
     clearInterval(timer);
     connection.close();
@@ -145,7 +140,7 @@ function skeleton() {
 
 // ------------------------------------------------------------------ messages
 
-function receive(state, page, message, connection) {
+function receive(state, page, message) {
   switch (message.type) {
     case "state":
       state.table = message.table;
@@ -165,17 +160,15 @@ function receive(state, page, message, connection) {
     case "presence":
       if (state.table) state.table.seats = message.seats;
       break;
-    case "ack":
-      state.pending.delete(message.id);
+    case "ack":  // the events it made came first; a redraw gives the buttons back
       break;
     case "error":
-      if (message.id) state.pending.delete(message.id);
       toast(message.message);
       break;
     default:
       return;
   }
-  draw(state, page, connection);
+  draw(state, page);
 }
 
 function setView(state, view) {
@@ -185,7 +178,7 @@ function setView(state, view) {
   state.view = view;
 }
 
-function draw(state, page, connection) {
+function draw(state, page) {
   if (!state.table) return;
   drawInfo(state, page);
   drawSeats(state, page);
@@ -195,7 +188,7 @@ function draw(state, page, connection) {
   drawHand(state, page);
   drawActions(state, page);
   drawSheet(state, page);
-  drawInvites(state, page, connection);
+  drawInvites(state, page);
   drawChat(state, page);
   drawEnd(state, page);
   drawReview(state, page);
@@ -216,9 +209,7 @@ export function seatName(names, seat) {
 }
 
 function sideName(state, side) {
-  const n = state.table.seats.length;
-  const seats = n === 3 ? [side] : [side, side + 2];
-  return seats.map((s) => nameOf(state, s)).join(" & ");
+  return state.view.sides[side].map((seat) => nameOf(state, seat)).join(" & ");
 }
 
 function drawInfo(state, page) {
@@ -284,13 +275,7 @@ function drawTrick(state, page) {
   if (view && view.trick.length) page.trick.append(trickCards(state, view.trick));
   else if (view && view.phase === "play") page.trick.append(element("p", { class: "quiet", text: t("{name} leads", { name: nameOf(state, view.to_move) }) }));
   page.last.replaceChildren();
-  if (state.lastTrick) page.last.append(element("h3", { text: t("last trick") }), trickCards(state, state.lastTrick[1].map((c, i) => [trickSeat(state, state.lastTrick[0], i), c])));
-}
-
-function trickSeat(state, leader, index) {
-  const seats = state.view ? state.view.seats_in_deal : state.table.seats.map((_, s) => s);
-  const at = seats.indexOf(leader);
-  return seats[(at + index) % seats.length];
+  if (state.lastTrick) page.last.append(element("h3", { text: t("last trick") }), trickCards(state, state.lastTrick));
 }
 
 function drawPrompt(state, page) {
@@ -375,7 +360,7 @@ function drawSheet(state, page) {
   page.sheet.append(element("div", { class: "scroll" }, table), element("small", { class: "quiet", text: t("each side: contract/tricks: points (running total)") }));
 }
 
-function drawInvites(state, page, connection) {
+function drawInvites(state, page) {
   const mine = state.mine;
   const open = state.table.seats.filter((s) => !s.name);
   page.invites.hidden = !mine || (!open.length && !mine.host);
@@ -401,7 +386,6 @@ function drawInvites(state, page, connection) {
   }
   if (mine.watch) list.append(element("li", {}, element("span", { text: t("spectators") }), copyButton(mine.watch, t("copy the watch link"))));
   page.invites.append(list);
-  void connection;
 }
 
 function copyButton(url, label) {
@@ -452,28 +436,8 @@ function drawReview(state, page) {
 }
 
 function showReview(state, page, number, review) {
-  page.review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
-  if (!review.reviewed) {
-    page.review.append(element("p", { text: t("This deal was not played out: nothing to review.") }));
-    return;
-  }
-  if (review.double_dummy) {
-    const sides = review.taken.map((taken, side) => t("{side}: tricks taken {taken}, with best play {best}", { side: sideName(state, side), taken, best: review.double_dummy[side] }));
-    page.review.append(element("p", { text: sides.join(" · ") }));
-  }
-  const players = element("ul", { class: "players" });
-  review.mistakes.forEach((count, seat) => {
-    players.append(element("li", { text: t("{name}: mistakes {count}, tricks given away {lost}", { name: nameOf(state, seat), count, lost: review.given_away[seat] }) }));
-  });
-  page.review.append(players);
-  const list = element("ul", { class: "mistakes" });
-  for (const card of review.cards) {
-    if (card.cost <= 0) continue;
-    const better = card.better.map(cardLabel).join(", ");
-    list.append(element("li", {}, t("{name}, trick {trick}: {card} gave away {cost}; better {better}", {
-      name: nameOf(state, card.seat), trick: card.trick + 1, card: cardLabel(card.card), cost: card.cost, better,
-    })));
-  }
-  if (!list.children.length) list.append(element("li", { text: t("No card gave a trick away.") }));
-  page.review.append(list);
+  page.review.replaceChildren(
+    element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }),
+    ...reviewNodes(review, (seat) => nameOf(state, seat), (side) => sideName(state, side)),
+  );
 }
