@@ -4,6 +4,9 @@
 # (BACKALLEY_TEST_POSTGRES) on standard output; on failure prints why on standard error and
 # exits 1, so that the caller can skip those tests with the reason.
 set -euo pipefail
+# Only the URL goes to standard output: whatever the tools print (pg_ctlcluster says "Removed
+# stale pid file." there, for one) goes to standard error.
+exec 3>&1 1>&2
 ROLE=backalley
 PASSWORD=backalley
 DB=backalley_test
@@ -23,7 +26,7 @@ fi
 read -r version name port status _ <<<"$cluster"
 if [ "$status" != online ]; then
   need_root
-  pg_ctlcluster "$version" "$name" start || { echo "the PostgreSQL cluster did not start" >&2; exit 1; }
+  pg_ctlcluster "$version" "$name" start 3>&- || { echo "the PostgreSQL cluster did not start" >&2; exit 1; }
 fi
 as_postgres() { if [ "$(id -u)" = 0 ]; then su postgres -c "$1"; else sh -c "$1"; fi; }
 for _ in $(seq 20); do as_postgres "psql -p $port -qAtc 'select 1'" >/dev/null 2>&1 && break; sleep 0.5; done
@@ -31,4 +34,4 @@ as_postgres "psql -p $port -qAtc \"select 1 from pg_roles where rolname='$ROLE'\
   || as_postgres "psql -p $port -qc \"create role $ROLE login createdb password '$PASSWORD'\"" >/dev/null
 as_postgres "psql -p $port -qAtc \"select 1 from pg_database where datname='$DB'\"" | grep -q 1 \
   || as_postgres "createdb -p $port -O $ROLE $DB" >/dev/null
-echo "postgresql://$ROLE:$PASSWORD@localhost:$port/$DB"
+echo "postgresql://$ROLE:$PASSWORD@localhost:$port/$DB" >&3

@@ -13,10 +13,10 @@ if [ -n "$missing" ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi
 # The server's storage is tested on a real PostgreSQL too (tests/test_server.py).
-if url=$(bash scripts/postgres.sh 2>/tmp/backalley-postgres.err); then
+if url=$(bash scripts/postgres.sh 2>/tmp/backalley-postgres.err) && [[ $url == postgresql://* ]]; then
   export BACKALLEY_TEST_POSTGRES="$url"
 else
-  export BACKALLEY_TEST_POSTGRES_SKIP="PostgreSQL could not be set up: $(cat /tmp/backalley-postgres.err)"
+  export BACKALLEY_TEST_POSTGRES_SKIP="PostgreSQL could not be set up: $(cat /tmp/backalley-postgres.err) ${url:-}"
   echo "warning: $BACKALLEY_TEST_POSTGRES_SKIP: its tests will be skipped" >&2
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
