@@ -155,6 +155,9 @@ function receive(state, page, message) {
     case "event":
       if (message.table) state.table = message.table;
       if (message.event.kind === "chat") state.chat.push({ version: message.version, ...message.event });
+      if (message.event.kind === "claim") {  // the cards that play the deal out come next
+        toast(t("{name} claimed every remaining trick: the claim holds", { name: nameOf(state, message.event.seat) }));
+      }
       if (message.view) setView(state, message.view);
       break;
     case "presence":
