@@ -148,7 +148,8 @@ def cpu_seconds(pid: int) -> float:
 
 def start_server(db: str) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", db],
+        [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", db,
+         "--tables-per-minute", "100000"],
         stdout=subprocess.PIPE, text=True, env=dict(os.environ, LANGUAGE="en"),
     )  # fmt: skip
     assert process.stdout is not None

@@ -13,7 +13,7 @@ case "${1:-}" in
     .venv/bin/python scripts/web_messages.py "$LOCALE/backalley.pot"
     for lang in es nl ro tr; do
       if [ -f "$LOCALE/$lang/LC_MESSAGES/backalley.po" ]; then
-        "$PYBABEL" update -D backalley -i "$LOCALE/backalley.pot" -d "$LOCALE" -l "$lang" --no-fuzzy-matching
+        "$PYBABEL" update -D backalley -i "$LOCALE/backalley.pot" -d "$LOCALE" -l "$lang" --no-fuzzy-matching --ignore-obsolete
       else
         "$PYBABEL" init -D backalley -i "$LOCALE/backalley.pot" -d "$LOCALE" -l "$lang"
       fi

@@ -8,8 +8,11 @@ import asyncio
 import json
 import random
 import re
+import sqlite3
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -290,6 +293,30 @@ def test_http_refusals(server: Server) -> None:
     assert status == 404 and answer["code"] == "no_table"
     status, answer = http(base, "POST", "/api/tables", "x" * (MAX_FRAME + 1))
     assert status == 413
+
+
+def test_an_address_may_create_only_so_many_tables_a_minute(tmp_path: Path) -> None:
+    url = database("sqlite", tmp_path)
+    server = Server.start(url, tables_per_minute=3)
+    try:
+        made = [create_table(server.base, {"hand_sizes": [1]}) for _ in range(3)]
+        status, answer = http(server.base, "POST", "/api/tables", {"hand_sizes": [1]})
+        assert status == 429 and answer["code"] == "too_many"
+        assert "(3 a minute at most)" in answer["message"]
+        wait = int(re.search(r"try again in (\d+) s", answer["message"]).group(1))
+        assert 1 <= wait <= 20  # one table comes back every 20 s at 3 a minute
+        asked = urllib.request.Request(server.base + "/api/tables", b"{}", method="POST",
+                                       headers={"accept-language": "es"})  # fmt: skip
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(asked, timeout=10)
+        assert refused.value.code == 429 and 1 <= int(refused.value.headers["retry-after"]) <= 20
+        assert "mesas" in json.loads(refused.value.read())["message"]  # in the asker's language
+        status, _ = http(server.base, "GET", f"/api/tables/{made[0]['id']}")
+        assert status == 200  # what was made is still there, and nothing more was made
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+            assert db.execute("select count(*) from tables").fetchone()[0] == 3
+    finally:
+        server.stop()
 
 
 # ---------------------------------------------------------------------- versions

@@ -199,6 +199,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=_("processes that think for the bots (default: the cores but one, at least 2)"),
     )
+    serve.add_argument(
+        "--tables-per-minute",
+        type=_positive,
+        default=20,
+        metavar="N",
+        help=_with_default(_("tables one address may create at once, and then as many a minute")),
+    )
 
     again = commands.add_parser(
         "replay",
@@ -687,7 +694,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    app = create_app(url, workers=args.workers, on_ready=_announce)
+    app = create_app(
+        url,
+        workers=args.workers,
+        tables_per_minute=args.tables_per_minute,
+        on_ready=_announce,
+    )
     config = uvicorn.Config(
         app,
         log_level="warning",

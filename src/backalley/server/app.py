@@ -12,6 +12,7 @@ import functools
 import gc
 import json
 import logging
+import math
 import re
 import time
 from collections import deque
@@ -45,11 +46,13 @@ CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
 FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close the connection
 FLOOD_WINDOW = 10.0
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
+TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
 
 _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
+    "too_many": 429,
 }  # fmt: skip
 
 
@@ -69,6 +72,32 @@ class Bucket:
             self.tokens -= 1
             return True
         return False
+
+
+class Quota:
+    """A token bucket per client address, for the HTTP requests that make something: a
+    bucket full again is forgotten, so the map holds only the addresses now busy."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.buckets: dict[str, Bucket] = {}
+
+    def take(self, address: str) -> float:
+        """Take one for ``address``: 0 if it may go ahead, else the seconds until it may."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            bucket = self.buckets[address] = Bucket(self.rate, self.burst)
+        if bucket.take():
+            if len(self.buckets) > 1000:
+                self._forget_full()
+            return 0.0
+        return (1 - bucket.tokens) / self.rate
+
+    def _forget_full(self) -> None:
+        now = time.monotonic()
+        for address, bucket in list(self.buckets.items()):
+            if bucket.tokens + (now - bucket.at) * bucket.rate >= bucket.burst:
+                del self.buckets[address]
 
 
 class Connection:
@@ -292,6 +321,21 @@ def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str
 
 async def create_table(request: Request) -> Response:
     settings = Settings.checked(await _body(request))
+    address = request.client.host if request.client else ""
+    wait = request.app.state.quota.take(address)
+    if wait:
+        refusal = TableError(
+            "too_many",
+            N_(
+                "too many new tables from this address ({limit} a minute at most): "
+                "try again in {seconds} s"
+            ),
+            limit=request.app.state.quota.burst,
+            seconds=math.ceil(wait),
+        )
+        response = await _refusals(request, refusal)
+        response.headers["retry-after"] = str(math.ceil(wait))
+        return response
     table, secrets_ = await request.app.state.tables.create(settings)
     return JSONResponse(_links(request, table, secrets_), status_code=201)
 
@@ -394,10 +438,12 @@ def create_app(
     *,
     workers: int | None = None,
     warm_up: bool = True,
+    tables_per_minute: int = TABLES_PER_MINUTE,
     on_ready: Callable[[int], None] | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
-    unfinished tables were resumed, once the server can take requests."""
+    unfinished tables were resumed, once the server can take requests. One client address
+    may create ``tables_per_minute`` tables at once, and then as many a minute."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -405,6 +451,7 @@ def create_app(
         pool = BotPool(workers)
         tables = Tables(store, pool)
         app.state.tables = tables
+        app.state.quota = Quota(tables_per_minute / 60, tables_per_minute)
         app.state.resumed = await tables.start()
         # What is alive now (modules, the resumed tables) lives as long as the server: out of
         # the garbage collector's full passes, which otherwise stall every table. Rarer
