@@ -12,6 +12,7 @@ from backalley.cards import FULL_DECK, NUM_CARDS
 from backalley.engine import BOARD, PASS, Game, IllegalAction, Phase
 from backalley.record import read_record, replay, verify, write_record
 from backalley.rules import Ruleset
+from backalley.server.protocol import seat_json, view_json
 
 RULE_IDS = {"B1", "C2", "D6", "D7", "E1", "E2", "E3", "P2", "P3", "P4", "P6"}
 
@@ -156,6 +157,17 @@ def test_a_view_shows_its_own_hand_and_nothing_of_the_others(rules, seed):
                     others |= game.hand(other)
             assert others & ~view.unseen == 0, "another seat's card is visible"
         assert game.public_view().hand == 0
+
+
+@fast
+@given(rulesets(), st.integers(0, 2**32))
+def test_a_seats_view_is_the_public_view_and_its_own_fields(rules, seed):
+    # The server converts the public view once a broadcast and adds each seat's own fields.
+    for game in random_game(rules, seed, limit=200):
+        public = view_json(game.public_view())
+        for seat in range(game.num_players):
+            view = game.view(seat)
+            assert view_json(view) == {**public, **seat_json(view)}
 
 
 def test_a_seat_outside_the_table_has_no_view():

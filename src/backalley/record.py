@@ -23,7 +23,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from backalley.cards import N_, SUITS, BackAlleyError, format_cards
+from backalley.cards import N_, SUITS, BackAlleyError, card_name, format_cards
 from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
 from backalley.rules import OPTION_NAMES, RulesError, Ruleset
 
@@ -79,11 +79,18 @@ def write_record(game: Game, players: list[str] | None = None) -> dict[str, Any]
     return record
 
 
-def _write_deal(deal: Deal) -> dict[str, Any]:
+def dealt(deal: Deal) -> dict[str, Any]:
+    """A deal as it was dealt, in the record's spelling: its dealer, hands and stock."""
     return {
         "dealer": deal.dealer,
         "hands": [format_cards(hand) for hand in deal.hands],
-        "stock": [format_cards(1 << c)[0] for c in deal.stock],
+        "stock": [card_name(c) for c in deal.stock],
+    }
+
+
+def _write_deal(deal: Deal) -> dict[str, Any]:
+    return {
+        **dealt(deal),
         "bids": [action_name(b) for b in deal.bids],
         "play": [action_name(c) for c in deal.play],
     }

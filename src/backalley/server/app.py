@@ -144,7 +144,7 @@ class Connection:
             return
 
 
-def _error(error: ProtocolError | TableError, catalog: Any) -> dict[str, Any]:
+def _error(error: ProtocolError, catalog: Any) -> dict[str, Any]:
     return protocol.error(error.code, explain_in(error, catalog), error=error)
 
 
@@ -231,7 +231,7 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                 connection.send({"type": "pong", "version": table.version})
             else:
                 raise ProtocolError("hello_again", N_("hello is only the first message"))
-        except (ProtocolError, TableError) as error:
+        except ProtocolError as error:  # a TableError too
             reply = _error(error, connection.catalog)
             if isinstance(message_id := _id_of(frame), str):
                 reply["id"] = message_id

@@ -28,14 +28,14 @@ _bots: dict[str, Any] = {}
 def _decide(record: dict[str, Any], seat: int, level: str) -> str:
     """The action (its name) the ``level`` bot in ``seat`` chooses in the record's position."""
     from backalley.bots import make_bot
-    from backalley.rules import named_action
+    from backalley.rules import action_name
 
     game = replay(read_record(record))
     bot = _bots.get(level)
     if bot is None:
         bot = _bots[level] = make_bot(level)
     action = bot.act(game.view(seat), random.Random(secrets.randbits(64)))
-    return str(named_action(action))
+    return action_name(action)
 
 
 def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards
-from backalley.rules import Phase, next_seat
+from backalley.rules import DealKind, Phase, next_seat
 from backalley.view import DealSummary, SeatView
 
 VERSION = 1  #: the protocol's version, sent in every ``state``
@@ -96,7 +96,7 @@ def parse(frame: str | bytes) -> Message:
         return Hello(
             token=_text(data, "token", optional=True),
             watch=_text(data, "watch", optional=True),
-            since=_integer(data, "since", optional=True),
+            since=_optional_integer(data, "since"),
             lang=_text(data, "lang", optional=True),
         )
     if kind == "act":
@@ -110,7 +110,7 @@ def parse(frame: str | bytes) -> Message:
         return Claim(_client_id(data))
     if kind == "chat":
         text = _text(data, "text", longest=MAX_CHAT).strip()
-        if not text or len(text) > MAX_CHAT:
+        if not text:
             raise ProtocolError(
                 "bad_field", N_("a chat message holds 1 to {limit} characters"), limit=MAX_CHAT
             )
@@ -143,9 +143,9 @@ def _text(data: dict[str, Any], field: str, *, optional: bool = False, longest: 
     return value
 
 
-def _integer(data: dict[str, Any], field: str, *, optional: bool = False) -> Any:
+def _optional_integer(data: dict[str, Any], field: str) -> Any:
     value = data.get(field)
-    if value is None and optional:
+    if value is None:
         return None
     if type(value) is not int or value < 0:
         raise ProtocolError(
@@ -200,10 +200,6 @@ def error(
     return out
 
 
-_PHASES = {Phase.DEAL: "deal", Phase.BID: "bid", Phase.PLAY: "play", Phase.OVER: "over"}
-_KINDS = ("normal", "tie_breaker", "tie_breaker_three", "tie_breaker_two")
-
-
 def suit_name(trump: int | None) -> str | None:
     """``"S"``, ``"H"``, ``"D"``, ``"C"``, or ``None`` for no trump."""
     return None if trump is None else SUITS[trump]
@@ -211,26 +207,27 @@ def suit_name(trump: int | None) -> str | None:
 
 def view_json(view: SeatView) -> dict[str, Any]:
     """A seat's view (or the public view) as JSON: everything the receiver may know."""
+    own = seat_json(view)
     return {
-        "seat": view.seat,
-        "phase": _PHASES[view.phase],
+        "seat": own["seat"],
+        "phase": Phase(view.phase).name.lower(),
         "sides": [list(view.rules.seats_of(side)) for side in range(view.rules.num_sides)],
         "scores": list(view.scores),
         "history": [_summary_json(d) for d in view.history],
         "winner": view.winner,
         "deal": view.deal_number,
-        "kind": None if view.deal_kind is None else _KINDS[view.deal_kind],
+        "kind": None if view.deal_kind is None else DealKind(view.deal_kind).name.lower(),
         "dealer": view.dealer,
         "hand_size": view.hand_size,
         "seats_in_deal": list(view.seats_in_deal),
-        "hand": format_cards(view.hand) if view.seat is not None else None,
+        "hand": own["hand"],
         "hand_counts": list(view.hand_counts),
         "turned_up": [str(c) for c in view.turned_up],
         "trump": suit_name(view.trump),
         "joker_shown": None
         if view.joker_shown is None
         else {"seat": view.joker_shown[0], "card": str(view.joker_shown[1])},
-        "drawn": None if view.drawn is None else str(view.drawn),
+        "drawn": own["drawn"],
         "bids": [[seat, str(bid)] for seat, bid in view.bids],
         "contracts": [_contract(c) for c in view.contracts],
         "board_level": view.board_level,
@@ -242,6 +239,18 @@ def view_json(view: SeatView) -> dict[str, Any]:
         ],
         "tricks_won": list(view.tricks_won),
         "to_move": view.to_move,
+        "legal": own["legal"],
+    }
+
+
+def seat_json(view: SeatView) -> dict[str, Any]:
+    """What a seat's view holds beyond the public view: the seat, its hand, the card it drew
+    (D4) and its legal actions. The rest of :func:`view_json` is the same for every seat, so
+    a broadcast converts it once."""
+    return {
+        "seat": view.seat,
+        "hand": format_cards(view.hand) if view.seat is not None else None,
+        "drawn": None if view.drawn is None else str(view.drawn),
         "legal": [str(a) for a in view.legal_actions],
     }
 

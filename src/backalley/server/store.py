@@ -146,14 +146,12 @@ class Store:
     writer thread and awaited with :meth:`write`."""
 
     def __init__(self, url: str) -> None:
-        self.url = url
         self.engine = open_engine(url)
         self._queue: queue.SimpleQueue[tuple[Write, asyncio.Future[None]] | None] = (
             queue.SimpleQueue()
         )
         self._writer = threading.Thread(target=self._write_loop, name="store", daemon=True)
         self._writer.start()
-        self.commits = 0  #: transactions committed, for the benchmark's curiosity
 
     # ---------------------------------------------------------------- writing
 
@@ -240,7 +238,6 @@ class Store:
                     _run(connection, [(op, row) for op, row in rows if op != "event"])
                 if log:
                     connection.execute(insert(events), log)
-            self.commits += 1
             outcome: BaseException | None = None
         except Exception as error:  # reported to every waiting caller
             outcome = error

@@ -14,6 +14,7 @@ the same path as a person's action.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import json
@@ -21,7 +22,7 @@ import secrets
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -29,7 +30,7 @@ from backalley.bots import LEVELS
 from backalley.cards import N_, BackAlleyError, format_cards, parse_card
 from backalley.engine import Game, IllegalAction
 from backalley.i18n import explain_in
-from backalley.record import write_record
+from backalley.record import dealt, write_record
 from backalley.rules import Phase, Ruleset, action_name, parse_bid
 from backalley.server import protocol
 from backalley.server.bots import BotPool
@@ -113,12 +114,8 @@ def _number(data: dict[str, Any], name: str, default: float | None, low: float, 
     return float(value)
 
 
-class TableError(BackAlleyError):
+class TableError(ProtocolError):
     """A request the table refuses (not a rule of the game): ``code`` names it for programs."""
-
-    def __init__(self, code: str, template: str, **params: Any) -> None:
-        super().__init__(None, template, **params)
-        self.code = code
 
 
 class Client(Protocol):
@@ -287,11 +284,11 @@ class Table:
             assert self.game is not None
             self.game.apply(data["action"])
             self.moves += 1
-        elif event.kind == "chat":
-            self.chat.append(event.text())
         if event.client_id is not None:
             self.applied[event.client_id] = event.version
         self.log.append(event.text())
+        if event.kind == "chat":
+            self.chat.append(self.log[-1])
         self.version = self._issued = event.version
 
     async def resume(self) -> None:
@@ -303,7 +300,8 @@ class Table:
                 self.game.attach_rng(secrets.SystemRandom())
                 events = self._deal_events(before)
                 if events:
-                    await self._commit(events)
+                    with self._changing():
+                        await self._commit(events)
                     self._publish(events)
             for seat in self._people():  # nobody is connected yet
                 self._away(seat)
@@ -347,15 +345,12 @@ class Table:
             if self.names[seat] is not None:
                 raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
             token = secret()
-            self.token_hashes[seat] = digest(token)
-            self._seat(seat, name)
-            try:
+            with self._changing():
+                self.token_hashes[seat] = digest(token)
+                self._seat(seat, name)
                 events = [self._event("seat", {"seat": seat, "name": name})]
                 events += self._start_if_full()
                 await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
-            except BaseException:
-                self._rebuild()
-                raise
             self._publish(events)
         return token
 
@@ -380,14 +375,11 @@ class Table:
             if self.names[seat] is not None:
                 raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
             name = f"{level} bot"
-            self._seat(seat, name, level)
-            try:
+            with self._changing():
+                self._seat(seat, name, level)
                 events = [self._event("bot", {"seat": seat, "level": level, "name": name})]
                 events += self._start_if_full()
                 await self._commit(events)
-            except BaseException:
-                self._rebuild()
-                raise
             self._publish(events)
 
     def _seat(self, seat: int, name: str, level: str | None = None) -> None:
@@ -572,7 +564,8 @@ class Table:
                     )
                 )  # fmt: skip
                 return
-            await self._commit(events)
+            with self._changing():
+                await self._commit(events)
             self._publish(events)
             client.send({"type": "ack", "id": message.id, "version": events[0].version})
 
@@ -606,14 +599,7 @@ class Table:
         assert game is not None
         events = []
         for number in range(before, len(game.deals)):
-            deal = game.deals[number]
-            data = {
-                "deal": number,
-                "dealer": deal.dealer,
-                "hands": [format_cards(hand) for hand in deal.hands],
-                "stock": [format_cards(1 << c)[0] for c in deal.stock],
-            }
-            events.append(self._event("deal", data))
+            events.append(self._event("deal", {"deal": number, **dealt(game.deals[number])}))
         return events
 
     async def claim(self, client: Client, message: protocol.Claim) -> None:
@@ -650,15 +636,12 @@ class Table:
                 return
             left = len(cards)
             events = [self._event("claim", {"seat": seat, "cards": left}, key)]
-            try:
+            with self._changing():
                 for card in cards:
                     mover = game.to_move
                     assert mover is not None
                     events += self._apply(mover, card, None, by="claim")
-            except Exception:
-                self._rebuild()
-                raise
-            await self._commit(events)
+                await self._commit(events)
             self._publish(events)
             client.send({"type": "ack", "id": message.id, "version": events[0].version})
 
@@ -669,8 +652,9 @@ class Table:
             raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
         async with self.lock:
             event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
-            await self._commit([event])
-            self.chat.append(event.text())
+            with self._changing():
+                await self._commit([event])
+            self.chat.append(self.log[-1])
             self._publish([event])
 
     # ------------------------------------------------------------------ the log
@@ -680,9 +664,20 @@ class Table:
         self._issued += 1
         return Event(self._issued, kind, data, client_id)
 
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """A change to the table, made and then committed: if anything in it fails (the
+        store, a cancellation), the table is rebuilt from what was stored, so that memory
+        never runs ahead of the log."""
+        try:
+            yield
+        except BaseException:
+            self._rebuild()
+            raise
+
     async def _commit(self, events: list[Event], extra: Write | None = None) -> None:
-        """Store ``events`` (and ``extra`` rows) in one transaction. If the store fails the
-        table is rebuilt from what was stored, so that memory never runs ahead of the log."""
+        """Store ``events`` (and ``extra`` rows) in one transaction, then log them; inside
+        :meth:`_changing`, which undoes what was applied if the store fails."""
         rows: Write = list(extra or [])
         for event in events:
             rows += Store.event(self.id, event.version, event.kind, event.data, event.client_id)
@@ -697,11 +692,7 @@ class Table:
                 "winner": self.game.winner,
             }
             rows += Store.status(self.id, "finished", summary)
-        try:
-            await self.store.write(rows)
-        except Exception:
-            self._rebuild()
-            raise
+        await self.store.write(rows)
         self._finish_stored = self._finish_stored or finishing
         for event in events:
             self.log.append(event.text())
@@ -738,13 +729,17 @@ class Table:
                 continue
             if table is not None:
                 base["table"] = table
+            public = self._view_of(None)
             for seat, clients in enumerate(self.clients):
                 if clients:
-                    frame = protocol.dumps({**base, "view": self._view_of(seat)})
+                    view = public
+                    if public is not None and self.game is not None:
+                        view = {**public, **protocol.seat_json(self.game.view(seat))}
+                    frame = protocol.dumps({**base, "view": view})
                     for client in clients:
                         client.send(frame)
             if self.watchers:
-                frame = protocol.dumps({**base, "view": self._view_of(None)})
+                frame = protocol.dumps({**base, "view": public})
                 for client in self.watchers:
                     client.send(frame)
         self._changed.set()
@@ -773,11 +768,12 @@ class Table:
             ):
                 raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
             cached = self._reviews.get(deal)
+            if cached is not None:
+                return cached
             record = self._full_record()
             record["deals"] = record["deals"][: deal + 1]
-        if cached is None:
-            cached = self._reviews[deal] = await self.pool.review(record, deal)
-        return cached
+        self._reviews[deal] = await self.pool.review(record, deal)
+        return self._reviews[deal]
 
     async def replay(self) -> dict[str, Any]:
         """A finished game card by card, every hand open: for each deal its bids and, before
@@ -818,10 +814,11 @@ class Table:
         return self._replayed
 
     def _frame(self, game: Game) -> dict[str, Any]:
-        """One step of a replay: every seat's hand (from its own view) and the public rest."""
+        """One step of a replay: every seat's hand (the game is over: all are shown) and the
+        public rest."""
         public = protocol.view_json(game.public_view())
         return {
-            "hands": [format_cards(game.view(s).hand) for s in range(self.rules.num_players)],
+            "hands": [format_cards(game.hand(s)) for s in range(self.rules.num_players)],
             "trick": public["trick"],
             "tricks": public["tricks"],
             "tricks_won": public["tricks_won"],
@@ -906,7 +903,8 @@ class Table:
                     continue
                 try:
                     events = self._apply(seat, action, None, by=by)
-                    await self._commit(events)
+                    with self._changing():
+                        await self._commit(events)
                 except Exception:
                     await asyncio.sleep(1)
                     continue
