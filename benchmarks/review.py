@@ -32,21 +32,19 @@ DEAL_TARGET = 10.0
 
 
 def timed_review(game: Game) -> tuple[float, list[tuple[int, float]]]:
-    """The review's time, and (hand size, seconds) for each deal with cards played."""
-    boundaries = []
-    count = 0
-    for deal in game.deals:
-        if deal.play:
-            count += len(deal.play)
-            boundaries.append((deal.hand_size, count))
+    """The review's time, and (hand size, seconds) for each deal with cards reviewed."""
     stamps: dict[int, float] = {}
     start = time.perf_counter()
-    review(game, on_step=lambda done, _total: stamps.__setitem__(done, time.perf_counter()))
+    result = review(
+        game, on_step=lambda done, _total: stamps.__setitem__(done, time.perf_counter())
+    )
     total = time.perf_counter() - start
-    deals, previous = [], start
-    for size, end in boundaries:
-        deals.append((size, stamps[end] - previous))
-        previous = stamps[end]
+    deals, previous, count = [], start, 0
+    for deal in result.deals:
+        if deal.cards:
+            count += len(deal.cards)
+            deals.append((deal.hand_size, stamps[count] - previous))
+            previous = stamps[count]
     return total, deals
 
 
@@ -65,7 +63,7 @@ def main() -> None:
         game = play_game(Game(rules, seed=seed), bots, seed=seed)
         total, deals = timed_review(game)
         big = max(seconds for size, seconds in deals if size == 13)
-        rows.append((seed, total, big, sum(1 for _ in deals)))
+        rows.append((seed, total, big, len(deals)))
     table = Table(title=f"Card review of whole standard games ({args.players} players), one core")
     for column in ("seed", "deals reviewed", "review s", "slowest 13-card deal s"):
         table.add_column(column, justify="right")

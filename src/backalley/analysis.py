@@ -38,13 +38,13 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from backalley.bots import LEVELS, needs_solver
 from backalley.cards import CARDS, N_, SUITS, BackAlleyError, Card, mask_cards
 from backalley.engine import Deal, Game, Phase
 from backalley.record import Record, read_record, replay
-from backalley.rules import BIDS, PASS, Bid, DealKind, Ruleset, named_action
+from backalley.rules import Bid, DealKind, Ruleset, named_action
 from backalley.solver import Position, card_values, tricks
 
 #: The levels whose bots can say why they chose: they solve sampled deals.
@@ -134,7 +134,7 @@ class DealReview:
     @property
     def reviewed(self) -> bool:
         """Whether its cards were reviewed (not a throw-in, not a tie-breaker)."""
-        return self.thrown_in is None and self.kind == DealKind.NORMAL
+        return _reviewable(self)
 
     def given_away(self, seat: int) -> int:
         """Tricks ``seat``'s cards gave away in this deal."""
@@ -195,11 +195,9 @@ def review(
     :raises ReplayError: for a record with an illegal action.
     """
     game, players = _read(source)
-    chosen = [only is None or i == only for i in range(len(game.deals))]
+    reviewed = [(only is None or i == only) and _reviewable(d) for i, d in enumerate(game.deals)]
     total = sum(
-        len(d.play) + (len(d.bids) if bids else 0)
-        for i, d in enumerate(game.deals)
-        if chosen[i] and _reviewable(d)
+        len(d.play) + (len(d.bids) if bids else 0) for i, d in enumerate(game.deals) if reviewed[i]
     )
     done = 0
 
@@ -214,7 +212,7 @@ def review(
     deals = []
     for number, deal in enumerate(game.deals):
         replayed.start_deal(deal.dealer, [mask_cards(h) for h in deal.hands], list(deal.stock))
-        deals.append(_review_deal(replayed, number, deal, advise, seed, step, chosen[number]))
+        deals.append(_review_deal(replayed, number, deal, advise, seed, step, reviewed[number]))
     return Review(
         game.rules,
         players,
@@ -232,11 +230,10 @@ def _review_deal(
     advise: Callable[[Game, random.Random], Any] | None,
     seed: int,
     step: Callable[[], None],
-    wanted: bool = True,
+    reviewed: bool,
 ) -> DealReview:
     """Replay ``deal`` into ``game`` (dealt already), reviewing each bid and card before it
-    is made (unless not ``wanted``)."""
-    reviewed = wanted and _reviewable(deal)
+    is made if ``reviewed``."""
     bid_reviews = []
     for index, action in enumerate(deal.bids):
         if advise is not None and reviewed:
@@ -247,9 +244,9 @@ def _review_deal(
                 BidReview(
                     index,
                     seat,
-                    BIDS[action - PASS],
-                    BIDS[decision.action - PASS],
-                    {BIDS[a - PASS]: v for a, v in decision.expected.items()},
+                    _named_bid(action),
+                    _named_bid(decision.action),
+                    {_named_bid(a): v for a, v in decision.expected.items()},
                     decision.tricks,
                     decision.fell_back,
                 )
@@ -304,8 +301,12 @@ def _at_first_lead(game: Game, position: Position, leaders: int) -> tuple[int, .
     )
 
 
-def _reviewable(deal: Deal) -> bool:
+def _reviewable(deal: Deal | DealReview) -> bool:
     return deal.thrown_in is None and deal.kind == DealKind.NORMAL
+
+
+def _named_bid(action: int) -> Bid:
+    return cast(Bid, named_action(action))
 
 
 def _read(
@@ -402,8 +403,7 @@ def claim_holds(game: Game) -> bool:
     :raises AnalysisError: when no card is due.
     """
     position = _claim_position(game)
-    side = game.rules.side_of(position.to_move)
-    return tricks(position, side=side) == position.tricks_left
+    return _holds(position, game.rules.side_of(position.to_move))
 
 
 def claim(game: Game, seat: int) -> Claim:
@@ -420,7 +420,7 @@ def claim(game: Game, seat: int) -> Claim:
         )
     left = position.tricks_left
     side = game.rules.side_of(seat)
-    if tricks(position, side=side) < left:
+    if not _holds(position, side):
         return Claim(seat, False, left)
     deal = game.current_deal
     played = []
@@ -434,6 +434,11 @@ def claim(game: Game, seat: int) -> Claim:
         played.append(CARDS[card])
         game.apply(card)
     return Claim(seat, True, left, tuple(played))
+
+
+def _holds(position: Position, side: int) -> bool:
+    """Whether ``side`` takes every remaining trick from ``position``, whatever the defence."""
+    return tricks(position, side=side) == position.tricks_left
 
 
 def _claim_position(game: Game) -> Position:

@@ -552,9 +552,7 @@ def _make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise UsageError(
-            _("cannot write to {folder}: {reason}").format(folder=folder, reason=error.strerror)
-        ) from None
+        raise UsageError(_cannot_write(folder, error)) from None
 
 
 def arena_table(report: Any) -> Table:
@@ -807,6 +805,10 @@ def _cannot_read(name: object, error: OSError) -> str:
     return _("cannot read {file}: {reason}").format(file=name, reason=reason)
 
 
+def _cannot_write(path: object, error: OSError) -> str:
+    return _("cannot write to {folder}: {reason}").format(folder=path, reason=error.strerror)
+
+
 def _invalid_record(error: Any) -> str:
     return _("not a valid record: {problem}").format(problem=explain(error))
 
@@ -835,24 +837,18 @@ def cmd_review(args: argparse.Namespace) -> int:
         try:
             result = review(record, bids=args.bids, seed=args.seed, on_step=on_step)
         except ReplayError as error:
-            raise UsageError(
-                _("not a valid record: {problem}").format(problem=explain(error))
-            ) from None
+            raise UsageError(_invalid_record(error)) from None
     if args.out is not None:
         try:
             args.out.write_text(html_page(result), encoding="utf-8")
         except OSError as error:
-            raise UsageError(
-                _("cannot write to {folder}: {reason}").format(
-                    folder=args.out, reason=error.strerror
-                )
-            ) from None
+            raise UsageError(_cannot_write(args.out, error)) from None
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
         return 0
     console = Console()
     for deal in result.deals:
-        console.print(deal_title(deal, result.rules, result.players), style="bold")
+        console.print(deal_title(deal, result.players), style="bold")
         if deal.cards:
             console.print(deal_table(deal, result.rules, result.players))
         for line in deal_outcome(deal, result.rules):

@@ -38,10 +38,10 @@ def use_language(language: str | None = None) -> str:
         if code == "en":
             break
         if code in LANGUAGES:
-            _translations = _gettext.translation(DOMAIN, LOCALE_DIR, languages=[code])
+            _translations = translator(code)
             _language = code
             return code
-    _translations = _gettext.NullTranslations()
+    _translations = translator("en")
     _language = "en"
     return "en"
 

@@ -7,7 +7,7 @@ nothing, so it opens anywhere, offline.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterator
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -33,7 +33,7 @@ def seat_name(seat: int, players: tuple[str, ...] | None, short: bool = False) -
     return _("{name} (seat {seat})").format(name=players[seat], seat=seat)
 
 
-def deal_title(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> str:
+def deal_title(deal: DealReview, players: tuple[str, ...] | None) -> str:
     """The heading of a deal's review: who dealt, how many cards, the trump."""
     return _("Deal {number} · dealt by {dealer} · {cards} cards · {trump}").format(
         number=deal.deal + 1,
@@ -104,21 +104,39 @@ def deal_table(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None
 def bids_table(deal: DealReview, players: tuple[str, ...] | None) -> Table:
     """Each bid against the adviser's: its expected points for every bid it weighed and the
     side's tricks over the deals it solved."""
+    head, rows = _bid_rows(deal, players, fallback=" *")
     table = Table(title=_("Bids, with the expert bot's advice"))
-    table.add_column(_("player"))
-    table.add_column(_("bid"))
-    table.add_column(_("expert"))
-    table.add_column(_("expected points of each bid"))
-    table.add_column(_("side's tricks in the solved deals"))
-    for bid in deal.bids:
-        table.add_row(
+    for column in head:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _bid_rows(
+    deal: DealReview, players: tuple[str, ...] | None, fallback: str = ""
+) -> tuple[list[str], list[list[str]]]:
+    """The head and rows of a deal's bids table, as plain text. ``fallback`` is appended to
+    advice the bot gave as the heuristic player, having solved nothing (the terminal passes
+    ``" *"``; the page marks nothing)."""
+    head = [
+        _("player"),
+        _("bid"),
+        _("expert"),
+        _("expected points of each bid"),
+        _("side's tricks in the solved deals"),
+    ]
+    rows = [
+        [
             seat_name(bid.seat, players),
             str(bid.bid),
-            str(bid.advice) + (" *" if bid.fell_back else ""),
+            str(bid.advice) + (fallback if bid.fell_back else ""),
             expected_text(bid),
             distribution_text(bid),
-        )
-    return table
+        ]
+        for bid in deal.bids
+    ]
+    return head, rows
 
 
 def expected_text(bid: BidReview) -> str:
@@ -133,19 +151,29 @@ def distribution_text(bid: BidReview) -> str:
 
 def summary_table(result: Review) -> Table:
     """Per player: cards reviewed, mistakes, and tricks given away over the game."""
+    head, rows = _summary_rows(result)
     table = Table(title=_("Summary"))
-    table.add_column(_("player"))
-    table.add_column(_("cards"), justify="right")
-    table.add_column(_("mistakes"), justify="right")
-    table.add_column(_("tricks given away"), justify="right")
-    for seat in range(result.rules.num_players):
-        table.add_row(
+    table.add_column(head[0])
+    for column in head[1:]:
+        table.add_column(column, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _summary_rows(result: Review) -> tuple[list[str], list[list[str]]]:
+    """The head and rows of the summary table, as plain text: a player, then numbers."""
+    head = [_("player"), _("cards"), _("mistakes"), _("tricks given away")]
+    rows = [
+        [
             seat_name(seat, result.players),
             str(result.cards(seat)),
             str(result.mistakes(seat)),
             str(result.given_away(seat)),
-        )
-    return table
+        ]
+        for seat in range(result.rules.num_players)
+    ]
+    return head, rows
 
 
 # ---------------------------------------------------------------------------- HTML
@@ -185,7 +213,7 @@ def html_page(result: Review) -> str:
         _summary_html(result),
     ]
     for deal in result.deals:
-        parts.append(f"<h2>{e(deal_title(deal, rules, result.players))}</h2>")
+        parts.append(f"<h2>{e(deal_title(deal, result.players))}</h2>")
         lines = "<br>".join(map(e, deal_outcome(deal, rules)))
         parts.append(f'<p class="outcome">{lines}</p>')
         if deal.cards:
@@ -203,31 +231,37 @@ LEGEND = N_(
 )
 
 
-def _summary_html(result: Review) -> str:
+def _html_table(
+    head: Sequence[str],
+    rows: Iterable[Sequence[str]],
+    *,
+    numbers: Container[int] = (),
+    markup: bool = False,
+) -> str:
+    """A table with ``head`` as its header row; the cells are plain text, escaped here, or
+    HTML already (``markup``); the columns whose index is in ``numbers`` align right."""
     e = html.escape
-    rows = [
-        "<table><tr>"
-        + "".join(
-            f"<th>{e(h)}</th>"
-            for h in (_("player"), _("cards"), _("mistakes"), _("tricks given away"))
+    parts = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
+    for row in rows:
+        cells = (
+            f'<td class="n">{cell}</td>' if column in numbers else f"<td>{cell}</td>"
+            for column, cell in enumerate(row if markup else map(e, row))
         )
-        + "</tr>"
-    ]
-    for seat in range(result.rules.num_players):
-        rows.append(
-            f"<tr><td>{e(seat_name(seat, result.players))}</td>"
-            f'<td class="n">{result.cards(seat)}</td><td class="n">{result.mistakes(seat)}</td>'
-            f'<td class="n">{result.given_away(seat)}</td></tr>'
-        )
-    rows.append("</table>")
-    return "".join(rows)
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def _summary_html(result: Review) -> str:
+    head, rows = _summary_rows(result)
+    return _html_table(head, rows, numbers=range(1, len(head)))
 
 
 def _deal_html(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> str:
     e = html.escape
     seats = (seat_name(s, players, short=True) for s in range(rules.num_players))
     head = [_("trick"), *seats, _("won by")]
-    rows = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
+    rows: list[list[str]] = []
     for number, cards, winner in tricks_of(deal, rules):
         cells = [""] * rules.num_players
         for position, card in enumerate(cards):
@@ -241,36 +275,12 @@ def _deal_html(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None
                 )
             cells[card.seat] = text
         won = "" if winner < 0 else e(seat_name(winner, players, short=True))
-        rows.append(
-            f'<tr><td class="n">{number + 1}</td>'
-            + "".join(f"<td>{c}</td>" for c in cells)
-            + f"<td>{won}</td></tr>"
-        )
-    rows.append("</table>")
-    return "".join(rows)
+        rows.append([str(number + 1), *cells, won])
+    return _html_table(head, rows, numbers={0}, markup=True)
 
 
 def _bids_html(deal: DealReview, players: tuple[str, ...] | None) -> str:
-    e = html.escape
-    head = [
-        _("player"),
-        _("bid"),
-        _("expert"),
-        _("expected points of each bid"),
-        _("side's tricks in the solved deals"),
-    ]
-    rows = ["<table><tr>" + "".join(f"<th>{e(h)}</th>" for h in head) + "</tr>"]
-    for bid in deal.bids:
-        cells = (
-            seat_name(bid.seat, players),
-            str(bid.bid),
-            str(bid.advice),
-            expected_text(bid),
-            distribution_text(bid),
-        )
-        rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
-    rows.append("</table>")
-    return "".join(rows)
+    return _html_table(*_bid_rows(deal, players))
 
 
 __all__ = ["bids_table", "deal_table", "html_page", "mark", "summary_table"]

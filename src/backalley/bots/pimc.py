@@ -54,11 +54,6 @@ class Decision:
     tricks: tuple[int, ...]
     fell_back: bool = False
 
-    @property
-    def samples(self) -> int:
-        """How many deals were solved for this decision."""
-        return len(self.tricks)
-
 
 @dataclass
 class PimcBot:
@@ -89,12 +84,8 @@ class PimcBot:
 
     # ---------------------------------------------------------------- card play
 
-    def play(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
-        """The card with the best mean score over the solved samples."""
-        return self.play_decision(view, legal, rng).action
-
     def play_decision(self, view: SeatView, legal: list[int], rng: random.Random) -> Decision:
-        """:meth:`play`, with its reasons."""
+        """The card with the best mean score over the solved samples, with its reasons."""
         assert view.seat is not None
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
@@ -123,10 +114,6 @@ class PimcBot:
         return Decision(card, expected, taken)
 
     # ---------------------------------------------------------------- bidding
-
-    def bid(self, view: SeatView, legal: list[int], rng: random.Random) -> int:
-        """The bid with the best mean score over the side's tricks in solved deals."""
-        return self.bid_decision(view, legal, rng).action
 
     def bid_decision(self, view: SeatView, legal: list[int], rng: random.Random) -> Decision:
         """The bid with the best mean score (S1–S3) over the side's tricks in solved deals.
