@@ -240,9 +240,7 @@ def built_session(tmp_path: Path, hands: list[str]) -> Session:
     """A one-card deal dealt by hand (hearts trump), the person in seat 0 to lead."""
     game = game_of(hand_sizes=[1])
     deal(game, 3, hands, top="2H")
-    session = Session(game, 0, "easy", "easy", tmp_path / "g.json", 0)
-    session._seat_bots()
-    return session
+    return Session(game, 0, "easy", "easy", tmp_path / "g.json", 0)
 
 
 @run_async

@@ -8,6 +8,7 @@ bots' turns run away from the screen's loop, and the game is saved after every a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -22,16 +23,14 @@ from backalley.analysis import claim, hint, review
 from backalley.cards import RANKS, SUIT_SYMBOLS, Card
 from backalley.engine import IllegalAction
 from backalley.i18n import _, explain, ngettext, trump_name
-from backalley.rules import BOARD, PASS, PRESETS, Bid, DealKind, Phase, Ruleset
+from backalley.rules import BOARD, PASS, PRESETS, Bid, DealKind, Phase, Ruleset, next_seat
 from backalley.tui.session import LEVELS, Session, hand_order
 
 MIN_SIZE = (80, 24)
 
 #: Hand sizes of a short game, by preset (D2 halved: up to 7 cards).
 SHORT = {
-    "standard": [*range(7, 0, -1), *range(2, 8)],
-    "classic": [*range(1, 8), *range(7, 0, -1)],
-    "classic3": [*range(2, 8), *range(7, 1, -1)],
+    preset: [size for size in Ruleset.preset(preset).hand_sizes if size <= 7] for preset in PRESETS
 }
 
 
@@ -66,8 +65,8 @@ def place_of(session: Session, seat: int) -> str:
 class CardButton(Button):
     """A card of the person's hand: pressed (or clicked) to play it."""
 
-    def __init__(self, card: int, legal: bool) -> None:
-        super().__init__(card_text(card), name=str(Card(card)), disabled=not legal)
+    def __init__(self, card: Card, legal: bool) -> None:
+        super().__init__(card_text(card), name=str(card), disabled=not legal)
         self.card = card
 
 
@@ -196,7 +195,7 @@ class TableScreen(Screen[None]):
         if n == 3:
             self.query_one("#seat-north", Static).update("")
         self.query_one("#trick", Static).update(self.trick_text(view))
-        self.query_one("#status", Static).update(self.status_text(view))
+        self.show_status()
         self.build_actions(view)
         self.fill_sheet()
 
@@ -265,10 +264,13 @@ class TableScreen(Screen[None]):
                 text.append(f"{place_of(self.session, seat)} ")
                 text.append_text(card_text(card))
                 text.append("  ")
-                seat = self.session.game.rules.left_of(seat)
+                seat = next_seat(seat, view.seats_in_deal)
         return text
 
-    def status_text(self, view: Any) -> Text:
+    def show_status(self) -> None:
+        self.query_one("#status", Static).update(self.status_text())
+
+    def status_text(self) -> Text:
         game = self.session.game
         if game.is_over:
             if game.winner is None:
@@ -281,13 +283,12 @@ class TableScreen(Screen[None]):
                 )
             return Text(said, style="bold green")
         text = Text()
-        if view.to_move == self.session.seat:
-            said = _("Your bid") if view.phase == Phase.BID else _("Your card")
+        to_move = game.to_move
+        if to_move == self.session.seat:
+            said = _("Your bid") if game.phase == Phase.BID else _("Your card")
             text.append(said, style="bold")
-        elif view.to_move is not None:
-            text.append(
-                _("{seat} is thinking…").format(seat=seat_label(self.session, view.to_move))
-            )
+        elif to_move is not None:
+            text.append(_("{seat} is thinking…").format(seat=seat_label(self.session, to_move)))
         if self.typed:
             text.append("   " + _("typed: {text}").format(text=self.typed), style="italic")
         if self.message:
@@ -307,21 +308,34 @@ class TableScreen(Screen[None]):
         """The person's hand (legal cards playable, the others dimmed) and, when a bid is
         due from them, the legal bids."""
         legal = {int(a) for a in view.legal_actions}
-        cards = [CardButton(c, c in legal) for c in hand_order(list(view.hand), view.trump)]
+        hand = hand_order(list(view.hand), view.trump)
         bidding = view.phase == Phase.BID and view.to_move == self.session.seat
-        bids = [BidButton(a) for a in sorted(legal)] if bidding else []
-        focus = None
-        for box_id, wanted in (("#hand", cards), ("#bids", bids)):
-            box = self.query_one(box_id, Horizontal)
-            current = [(b.name, b.disabled) for b in box.query(Button)]
-            if current != [(b.name, b.disabled) for b in wanted]:
-                box.remove_children()
-                box.mount(*wanted)
-                box.display = bool(wanted)
-                enabled = [b for b in wanted if not b.disabled]
-                focus = enabled[0] if enabled else focus
+        bids = sorted(legal) if bidding else []
+        card_focus = self.show_buttons(
+            "#hand",
+            [(str(c), c not in legal) for c in hand],
+            lambda: [CardButton(c, c in legal) for c in hand],
+        )
+        bid_focus = self.show_buttons(
+            "#bids", [(str(Bid(a)), False) for a in bids], lambda: [BidButton(a) for a in bids]
+        )
+        focus = card_focus if bid_focus is None else bid_focus
         if focus is not None and view.to_move == self.session.seat:
             self.call_after_refresh(focus.focus)
+
+    def show_buttons(
+        self, box_id: str, keys: list[tuple[str, bool]], build: Callable[[], list[Button]]
+    ) -> Button | None:
+        """Show in the box ``box_id`` the buttons ``build`` makes, unless their (name, disabled)
+        ``keys`` are those already shown; the first enabled new button, to focus."""
+        box = self.query_one(box_id, Horizontal)
+        if [(b.name, b.disabled) for b in box.query(Button)] == keys:
+            return None
+        wanted = build()
+        box.remove_children()
+        box.mount(*wanted)
+        box.display = bool(wanted)
+        return next((b for b in wanted if not b.disabled), None)
 
     def build_sheet(self) -> None:
         sheet = self.query_one("#sheet", DataTable)
@@ -340,22 +354,23 @@ class TableScreen(Screen[None]):
     def fill_sheet(self) -> None:
         """A row per scored deal, as on paper; redrawn only when a deal has been scored."""
         game = self.session.game
-        scored = [d for d in game.deals if d.points is not None and d.thrown_in is None]
+        scored = [
+            (number, deal.hand_size, deal.points)
+            for number, deal in enumerate(game.deals)
+            if deal.points is not None  # a deal thrown in is never scored
+        ]
         if len(scored) == self.sheet_rows:
             return
         self.sheet_rows = len(scored)
         sheet = self.query_one("#sheet", DataTable)
         sheet.clear()
         totals = [0] * game.num_sides
-        for number, deal in enumerate(game.deals):
-            if deal not in scored:
-                continue
-            assert deal.points is not None
+        for number, hand_size, deal_points in scored:
             cells = []
-            for side, points in enumerate(deal.points):
+            for side, points in enumerate(deal_points):
                 totals[side] += points
                 cells.append(f"{points:+d} = {totals[side]}")
-            sheet.add_row(str(number + 1), str(deal.hand_size), *cells)
+            sheet.add_row(str(number + 1), str(hand_size), *cells)
 
     # ---------------------------------------------------------------- acting
 
@@ -385,14 +400,9 @@ class TableScreen(Screen[None]):
         self.typed = ""
         game = self.session.game
         finished = [i for i in range(self.deals_seen - 1, len(game.deals)) if _done(game.deals[i])]
-        self.refresh_table()
         self.deals_seen = len(game.deals)
         scored = [i for i in finished if game.deals[i].points is not None]
-        if scored:
-            text = self.deal_review_text(scored[-1])
-            self.app.push_screen(DealReviewScreen(text), lambda _result: self.after_review())
-            return
-        if finished:
+        if finished and not scored:
             renig = game.deals[finished[-1]].thrown_in == "renig"
             said = (
                 _("A hand held no honour and no trump (renig, D6): the deal is dealt again.")
@@ -400,7 +410,11 @@ class TableScreen(Screen[None]):
                 else _("Every player passed: the deal is dealt again.")
             )
             self.message = Text(said, style="yellow")
-            self.refresh_table()
+        self.refresh_table()
+        if scored:
+            text = self.deal_review_text(scored[-1])
+            self.app.push_screen(DealReviewScreen(text), lambda _result: self.after_review())
+            return
         self.next_turn()
 
     def after_review(self) -> None:
@@ -443,7 +457,7 @@ class TableScreen(Screen[None]):
                 )
         if game.is_over:
             text.append("\n")
-            text.append(self.status_text(game.view(session.seat)))
+            text.append(self.status_text())
         return text
 
     def play_action(self, action: object) -> None:
@@ -455,9 +469,7 @@ class TableScreen(Screen[None]):
         except IllegalAction as error:
             self.typed = ""
             self.message = Text(explain(error), style="bold red")
-            self.query_one("#status", Static).update(
-                self.status_text(self.session.game.view(self.session.seat))
-            )
+            self.show_status()
             return
         self.after_action()
 
@@ -481,7 +493,7 @@ class TableScreen(Screen[None]):
         else:
             self.typed_card()
         if self.session.human_to_move:
-            self.query_one("#status", Static).update(self.status_text(game.view(self.session.seat)))
+            self.show_status()
 
     def typed_bid(self) -> None:
         typed = self.typed
@@ -525,9 +537,7 @@ class TableScreen(Screen[None]):
 
     def show_hint(self, text: Text) -> None:
         self.message = text
-        self.query_one("#status", Static).update(
-            self.status_text(self.session.game.view(self.session.seat))
-        )
+        self.show_status()
 
     def action_claim(self) -> None:
         """Claim every remaining trick: accepted when the solver proves it (the deal is then

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -37,6 +37,7 @@ class ReplayApp(App[None]):
         self.source = game
         self.deal = 0
         self.card = 0
+        self.starts = deal_starts(game)
 
     def compose(self) -> ComposeResult:
         yield Static(id="where")
@@ -48,14 +49,11 @@ class ReplayApp(App[None]):
 
     def position(self) -> Game:
         """The game replayed up to the current deal and card, the deal's bids all made."""
-        game = Game(self.source.rules)
-        for number, deal in enumerate(self.source.deals[: self.deal + 1]):
-            game.start_deal(deal.dealer, [mask_cards(h) for h in deal.hands], list(deal.stock))
-            for action in deal.bids:
-                game.apply(action)
-            played = deal.play if number < self.deal else deal.play[: self.card]
-            for card in played:
-                game.apply(card)
+        if not self.starts:
+            return Game(self.source.rules)
+        game = self.starts[self.deal].copy()
+        for card in self.source.deals[self.deal].play[: self.card]:
+            game.apply(card)
         return game
 
     def show(self) -> None:
@@ -102,6 +100,21 @@ class ReplayApp(App[None]):
         self.show()
 
 
+def deal_starts(source: Game) -> list[Game]:
+    """For each deal of ``source``, the game replayed up to that deal's first card: the
+    earlier deals played out, the deal dealt and its bids all made."""
+    game = Game(source.rules)
+    starts = []
+    for deal in source.deals:
+        game.start_deal(deal.dealer, [mask_cards(h) for h in deal.hands], list(deal.stock))
+        for action in deal.bids:
+            game.apply(action)
+        starts.append(game.copy())
+        for card in deal.play:
+            game.apply(card)
+    return starts
+
+
 def position_text(game: Game) -> Text:
     """The table with every hand open: the deal, each seat's cards and bid, the trick, the
     contracts and the scores, in the reader's language."""
@@ -138,9 +151,9 @@ def position_text(game: Game) -> Text:
     return text
 
 
-def run_replay(game: Game, **kwargs: Any) -> None:
+def run_replay(game: Game) -> None:
     """Step through ``game`` in the terminal."""
-    ReplayApp(game, **kwargs).run()
+    ReplayApp(game).run()
 
 
 __all__ = ["ReplayApp", "run_replay"]

@@ -18,7 +18,7 @@ from backalley.bots import LEVELS as BOT_LEVELS
 from backalley.bots import Bot, make_bot
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
-from backalley.record import read_record, replay, write_record
+from backalley.record import read_record, resume, write_record
 from backalley.rules import Ruleset
 
 #: The levels people choose bots by, weakest first.
@@ -36,7 +36,8 @@ def default_save() -> Path:
 
 @dataclass
 class Session:
-    """One person at ``seat``; every other seat a bot (the partner's level, the opponents')."""
+    """One person at ``seat``; every other seat a bot (the partner's level, the opponents'),
+    seated with its own generator as the session is made."""
 
     game: Game
     seat: int
@@ -44,8 +45,15 @@ class Session:
     opponents: str
     save_path: Path | None
     seed: int
-    bots: dict[int, Bot] = field(default_factory=dict)
-    rngs: dict[int, random.Random] = field(default_factory=dict)
+    bots: dict[int, Bot] = field(default_factory=dict, init=False)
+    rngs: dict[int, random.Random] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        for seat in range(self.game.rules.num_players):
+            level = self.level_of(seat)
+            if level is not None:
+                self.bots[seat] = make_bot(level)
+                self.rngs[seat] = random.Random(self.seed * 7919 + seat)
 
     @classmethod
     def new(
@@ -61,7 +69,6 @@ class Session:
         """A new game, dealt from ``seed`` (a fresh secret one when not given)."""
         seed = secrets.randbits(32) if seed is None else seed
         session = cls(Game(rules, seed=seed), seat, partner, opponents, save_path, seed)
-        session._seat_bots()
         session.save()
         return session
 
@@ -74,11 +81,11 @@ class Session:
         text = path.read_text(encoding="utf-8")
         record = read_record(text)
         document = json.loads(text)
-        game = replay(record)
         seating = document.get(SEATING) or {}
         seed = int(seating.get("seed", 0))
-        game.attach_rng(random.Random(seed + len(game.deals)))
-        session = cls(
+        # each record deal is one deal of the game: later deals come from a generator of their own
+        game = resume(record, seed + len(record.deals))
+        return cls(
             game,
             int(seating.get("seat", 0)),
             str(seating.get("partner", "medium")),
@@ -86,17 +93,6 @@ class Session:
             save_path if save_path is not None else path,
             seed,
         )
-        session._seat_bots()
-        return session
-
-    def _seat_bots(self) -> None:
-        rules = self.game.rules
-        partner = rules.partner_of(self.seat)
-        for seat in range(rules.num_players):
-            if seat != self.seat:
-                level = self.partner if seat == partner else self.opponents
-                self.bots[seat] = make_bot(level)
-                self.rngs[seat] = random.Random(self.seed * 7919 + seat)
 
     # ------------------------------------------------------------------ playing
 
