@@ -8,7 +8,7 @@ PYBABEL=${PYBABEL:-.venv/bin/pybabel}
 LOCALE=src/backalley/locale
 case "${1:-}" in
   update)
-    "$PYBABEL" extract -F babel.cfg -k N_ -k _ -k t -k ngettext:1,2 --sort-output --no-location \
+    "$PYBABEL" extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --sort-output --no-location \
       --project backalley -o "$LOCALE/backalley.pot" src/backalley
     .venv/bin/python scripts/web_messages.py "$LOCALE/backalley.pot"
     for lang in es nl ro tr; do

@@ -5,6 +5,7 @@ could start one)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import re
@@ -21,8 +22,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from backalley.analysis import claim_holds
-from backalley.cards import parse_card
+from backalley.cards import card_name, parse_card
 from backalley.record import read_record, replay, verify
+from backalley.rules import next_seat
 from backalley.server.client import Seat, create_table, seat_bot, take_seat
 from backalley.server.client import request as http
 from backalley.server.protocol import MAX_FRAME
@@ -317,6 +319,31 @@ def test_an_address_may_create_only_so_many_tables_a_minute(tmp_path: Path) -> N
             assert db.execute("select count(*) from tables").fetchone()[0] == 3
     finally:
         server.stop()
+
+
+def test_the_view_keeps_the_last_trick_after_the_deal_it_ended(server: Server) -> None:
+    table, tokens = new_table(server.base, hand_sizes=[3, 2, 1])
+    seats = run(play_game(server.base, table, tokens, seed=4))
+    record = finished_record(server.base, table["id"])
+    # Each deal's last trick, from the engine replaying the record to that deal's end.
+    last, expected = None, []
+    for number, deal in enumerate(record["deals"]):
+        cut = {**record, "deals": record["deals"][: number + 1]}
+        game = replay(read_record(cut))
+        if game.completed_tricks and deal["play"]:
+            leader, cards = game.completed_tricks[-1]
+            last, seat = [], leader
+            for card in cards:
+                last.append([seat, card_name(card)])
+                seat = next_seat(seat, game.current_deal.seats)
+        expected.append(last)
+    views = [m["view"] for m in seats[0].messages if m.get("view")]
+    checked = 0
+    for before, after in itertools.pairwise(views):
+        if after["deal"] > before["deal"]:  # the first view of a new deal
+            assert after["tricks"] == [] and after["last_trick"] == expected[after["deal"] - 1]
+            checked += 1
+    assert checked >= 2 and views[-1]["last_trick"] == expected[-1]
 
 
 # ---------------------------------------------------------------------- versions

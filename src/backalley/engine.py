@@ -675,7 +675,7 @@ class Game:
         if type(action) is not int:
             if not isinstance(action, bool) and isinstance(action, int):
                 self.apply(int(action))  # a Card or a Bid from a view
-            elif isinstance(action, str) and _is_bid_text(action):
+            elif isinstance(action, str) and is_bid_text(action):
                 self.bid(action)
             else:
                 self.play(action)  # C2 for anything that is no card
@@ -977,7 +977,9 @@ class Game:
         """The view of ``seat`` (``None``: a spectator). Copies out only what it may see: its
         own hand and drawn card, and what is public."""
         deal = self._deal
-        history = tuple(map(_summary, self.deals[:-1]))
+        # Once the game is over its last deal is history too: a score sheet reads it there.
+        finished = self.deals if self._phase == _OVER else self.deals[:-1]
+        history = tuple(map(_summary, finished))
         n, sides = self.num_players, self.num_sides
         if deal is None:
             return SeatView(
@@ -1222,7 +1224,8 @@ def _summary(deal: Deal) -> DealSummary:
     )
 
 
-def _is_bid_text(text: str) -> bool:
+def is_bid_text(text: str) -> bool:
+    """Whether ``text`` is spelt as a bid (B1) — else it is read as a card (C2)."""
     try:
         parse_bid(text)
     except BidError:

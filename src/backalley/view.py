@@ -60,7 +60,7 @@ class SeatView:
     seat: int | None
     phase: Phase
     scores: tuple[int, ...]
-    history: tuple[DealSummary, ...]  #: earlier deals, oldest first
+    history: tuple[DealSummary, ...]  #: earlier deals, oldest first; all of them once over
     winner: int | None
     # The current deal (or the last one, between deals):
     deal_number: int  #: 0-based index of the deal among all deals dealt

@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from backalley.bots import LEVELS
-from backalley.cards import N_, BackAlleyError, format_cards, parse_card
-from backalley.engine import Game, IllegalAction
+from backalley.cards import N_, BackAlleyError, card_name, format_cards
+from backalley.engine import Game, IllegalAction, is_bid_text
 from backalley.i18n import explain_in
 from backalley.record import dealt, write_record
-from backalley.rules import Phase, Ruleset, action_name, parse_bid
+from backalley.rules import Phase, Ruleset, action_name
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
@@ -227,6 +227,7 @@ class Table:
         self.away_since: list[float | None] = [None] * n
         self.stand_in = [False] * n
         self.moves = 0  #: actions applied: the position's number, for the driver
+        self.last_trick: list[list[Any]] | None = None  #: [seat, card] pairs, as in a view
         self.turn_started = time.monotonic()
         self.lock = asyncio.Lock()
         self._changed = asyncio.Event()
@@ -281,9 +282,7 @@ class Table:
             assert self.game is not None
             self.game.start_deal(data["dealer"], data["hands"], data["stock"])
         elif event.kind in ("bid", "card"):
-            assert self.game is not None
-            self.game.apply(data["action"])
-            self.moves += 1
+            self._take(data["action"])
         if event.client_id is not None:
             self.applied[event.client_id] = event.version
         self.log.append(event.text())
@@ -523,7 +522,7 @@ class Table:
         if self.game is None:
             return None
         view = self.game.public_view() if seat is None else self.game.view(seat)
-        return protocol.view_json(view)
+        return {**protocol.view_json(view), "last_trick": self.last_trick}
 
     # ------------------------------------------------------------------ actions
 
@@ -574,24 +573,36 @@ class Table:
         game = self.game
         assert game is not None
         before = len(game.deals)
-        # A bid is digits, pass or board (B1); anything else is a card (C2). The engine
-        # refuses a bad one, with its rule, before anything changes.
-        is_bid = action.isdigit() or action.lower() in ("pass", "board")
-        if is_bid:
-            game.bid(action, seat)
-            number = parse_bid(action)
-        else:
-            game.play(action, seat)
-            number = parse_card(action)
-        self.moves += 1
+        is_bid, taken = self._take(action, seat)
         # The record's spelling ("pass", "3", "TS"), whatever the client wrote ("0", "10s").
-        data: dict[str, Any] = {"seat": seat, "action": action_name(number)}
+        data: dict[str, Any] = {"seat": seat, "action": action_name(taken)}
         if by is not None:
             data["by"] = by
         events = [self._event("bid" if is_bid else "card", data, key)]
         if game.phase == Phase.OVER:
             self.status = "finished"
         return events + self._deal_events(before)
+
+    def _take(self, action: str, seat: int | None = None) -> tuple[bool, int]:
+        """Apply ``action``, read as the engine reads it (a bid if spelt as one, B1, else a
+        card, C2), checked to be ``seat``'s if given: whether it was a bid, and the action
+        taken. The engine refuses a bad one, with its rule, before anything changes. A card
+        that completes its trick is kept as the last trick: the view holds only its own deal's
+        tricks, and a page shows the last one after its deal too."""
+        game = self.game
+        assert game is not None
+        deal, trick, mover = game.current_deal, game.trick, game.to_move
+        is_bid = is_bid_text(action)
+        if is_bid:
+            game.bid(action, seat)
+        else:
+            game.play(action, seat)
+        self.moves += 1
+        assert deal is not None and mover is not None
+        taken = (deal.bids if is_bid else deal.play)[-1]
+        if not is_bid and not game.trick:
+            self.last_trick = [[s, card_name(c)] for s, c in [*trick, (mover, taken)]]
+        return is_bid, taken
 
     def _deal_events(self, before: int) -> list[Event]:
         """The events of the deals dealt since there were ``before``: each as dealt."""
@@ -705,7 +716,8 @@ class Table:
         assert stored is not None
         fresh = Table.load(stored, self.store, self.pool)
         for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
-                     "log", "chat", "applied", "moves", "_finish_stored"):  # fmt: skip
+                     "log", "chat", "applied", "moves", "last_trick",
+                     "_finish_stored"):  # fmt: skip
             setattr(self, name, getattr(fresh, name))
         if self.game is not None and self.status != "finished":
             self.game.attach_rng(secrets.SystemRandom())

@@ -14,6 +14,17 @@ export async function call(method, path, body, token) {
   return data;
 }
 
+let facts = null;
+
+/** What the server offers (GET /api: presets, options, bot levels), asked once a page load. */
+export function about() {
+  facts ??= call("GET", "/api").catch((error) => {
+    facts = null;  // asked again next time
+    throw error;
+  });
+  return facts;
+}
+
 const KEY = "backalley.tables";
 
 /** Tables this browser sits at or hosts: {id: {seat, token, name, host, invites, watch}}. */
@@ -30,10 +41,4 @@ export function remember(tableId, facts) {
   all[tableId] = { ...(all[tableId] || {}), ...facts, at: Date.now() };
   localStorage.setItem(KEY, JSON.stringify(all));
   return all[tableId];
-}
-
-export function forget(tableId) {
-  const all = remembered();
-  delete all[tableId];
-  localStorage.setItem(KEY, JSON.stringify(all));
 }

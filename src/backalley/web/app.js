@@ -1,4 +1,5 @@
 // The page's entry: language, the four-colour deck, messages, and the route from the address.
+import { toast } from "./dom.js";
 import { LANGUAGES, chooseLanguage, t, useLanguage } from "./i18n.js";
 import { renderHome } from "./home.js";
 import { renderReplay } from "./replay.js";
@@ -23,17 +24,8 @@ async function route() {
     else if (replay) await renderReplay(main, replay[1]);
     else await renderHome(main, go);
   } catch (error) {
-    showToast(error.message);
+    toast(error.message);
   }
-}
-
-let hide = null;
-function showToast(text) {
-  const box = document.getElementById("toast");
-  box.textContent = text;
-  box.hidden = false;
-  clearTimeout(hide);
-  hide = setTimeout(() => (box.hidden = true), 5000);
 }
 
 async function start() {
@@ -54,10 +46,9 @@ async function start() {
     localStorage.setItem("backalley.four", four.checked ? "1" : "0");
     document.body.classList.toggle("four-colour", four.checked);
   });
-  document.addEventListener("toast", (event) => showToast(event.detail));
   document.addEventListener("click", (event) => {
     const link = event.target.closest("a[href^='/']");
-    if (link && !link.hasAttribute("download") && !link.href.includes("/api/")) {
+    if (link && !link.hasAttribute("download")) {
       event.preventDefault();
       go(link.getAttribute("href"));
     }

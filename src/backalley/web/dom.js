@@ -1,4 +1,7 @@
-// Building the page's elements: element("li", {class: "seat", text: "Ana"}, child, …).
+// Building the page's elements: element("li", {class: "seat", text: "Ana"}, child, …), and the
+// few pieces every page shares.
+import { t } from "./i18n.js";
+
 export function element(tag, attributes = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
@@ -7,4 +10,32 @@ export function element(tag, attributes = {}, ...children) {
   }
   node.append(...children);
   return node;
+}
+
+let hiding = null;
+
+/** A short message at the foot of the page, gone after five seconds. */
+export function toast(text) {
+  const box = document.getElementById("toast");
+  box.textContent = text;
+  box.hidden = false;
+  clearTimeout(hiding);
+  hiding = setTimeout(() => (box.hidden = true), 5000);
+}
+
+const NAME = "backalley.name";
+
+/** The "your name" field, filled with the name last used in this browser. */
+export function nameField() {
+  const input = element("input", { name: "name", required: "", maxlength: "24", autocomplete: "nickname" });
+  input.value = localStorage.getItem(NAME) || "";
+  const label = element("label", { class: "field" }, element("span", { text: t("Your name") }), input);
+  return { label, input };
+}
+
+/** Keep ``name`` for the next form; the name as sent. */
+export function keepName(name) {
+  const trimmed = name.trim();
+  localStorage.setItem(NAME, trimmed);
+  return trimmed;
 }

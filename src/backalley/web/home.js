@@ -1,6 +1,6 @@
 // The home page: create a table, and the games of this browser.
-import { call, remember, remembered } from "./api.js";
-import { element } from "./dom.js";
+import { about, call, remember, remembered } from "./api.js";
+import { element, keepName, nameField, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
 const SHORT = [3, 2, 1];
@@ -22,18 +22,16 @@ function choice(name, options, selected) {
 }
 
 export async function renderHome(main, go) {
-  const about = await call("GET", "/api");
+  const facts = await about();
   const form = element("form", { class: "panel create", "aria-labelledby": "create-title" });
   form.append(element("h1", { id: "create-title", text: t("New table") }));
-  const name = element("input", { name: "name", required: "", maxlength: "24", autocomplete: "nickname" });
-  name.value = localStorage.getItem("backalley.name") || "";
-  form.append(field(t("Your name"), name));
-  form.append(field(t("Rules"), choice("rules", about.presets.map((p) => [p, p]), "standard")));
+  form.append(nameField().label);
+  form.append(field(t("Rules"), choice("rules", facts.presets.map((p) => [p, p]), "standard")));
   form.append(
     field(t("Game"), choice("length", [["short", t("short: 3, 2 and 1 cards")], ["full", t("full")]], "short")),
   );
   const options = element("details", { class: "options" }, element("summary", { text: t("Options") }));
-  for (const option of about.options) {
+  for (const option of facts.options) {
     const values = [["", t("the preset's")], ...option.choices.map((c) => [JSON.stringify(c), String(c)])];
     options.append(field(`${option.name} (${option.rule})`, choice(`option:${option.name}`, values, ""), t(option.help)));
   }
@@ -41,7 +39,7 @@ export async function renderHome(main, go) {
   form.append(
     field(t("Empty seats"), choice("bots", [["all", t("bots in every other seat")], ["none", t("keep them for friends")]], "all")),
   );
-  form.append(field(t("Bots"), choice("level", about.levels.map((l) => [l, t(l)]), "medium")));
+  form.append(field(t("Bots"), choice("level", facts.levels.map((l) => [l, t(l)]), "medium")));
   form.append(field(t("Bots' pace"), choice("pace", [["0.3", t("quick")], ["1", t("steady")], ["2", t("slow")]], "1")));
   form.append(
     field(t("Turn timer"), choice("timer", [["", t("none")], ["30", "30 s"], ["60", "60 s"], ["120", "120 s"]], "")),
@@ -54,16 +52,15 @@ export async function renderHome(main, go) {
     try {
       await createTable(new FormData(form), go);
     } catch (error) {
-      document.dispatchEvent(new CustomEvent("toast", { detail: error.message }));
+      toast(error.message);
       create.disabled = false;
     }
   });
-  main.replaceChildren(form, await yourGames(), await finishedGames());
+  main.replaceChildren(form, ...(await Promise.all([yourGames(), finishedGames()])));
 }
 
 async function createTable(data, go) {
-  const name = data.get("name").trim();
-  localStorage.setItem("backalley.name", name);
+  const name = keepName(data.get("name"));
   const settings = { rules: data.get("rules"), level: data.get("level"), pace: Number(data.get("pace")), options: {} };
   if (data.get("length") === "short") settings.hand_sizes = SHORT;
   if (data.get("timer")) settings.turn_timer = Number(data.get("timer"));
@@ -88,14 +85,15 @@ async function yourGames() {
   const section = element("section", { class: "panel" }, element("h2", { text: t("Your games") }));
   const list = element("ul", { class: "games" });
   const tables = Object.entries(remembered()).sort((a, b) => b[1].at - a[1].at).slice(0, 20);
-  for (const [id] of tables) {
-    const info = await call("GET", `/api/tables/${id}`).catch(() => null);
-    if (!info) continue;
+  const infos = await Promise.all(tables.map(([id]) => call("GET", `/api/tables/${id}`).catch(() => null)));
+  tables.forEach(([id], index) => {
+    const info = infos[index];
+    if (!info) return;
     const names = info.seats.map((s) => s.name || "·").join(", ");
     const href = info.status === "finished" ? `/replay/${id}` : `/t/${id}`;
     const status = { open: t("waiting for players"), playing: t("in play"), finished: t("over") }[info.status];
     list.append(element("li", {}, element("a", { href, text: `${names}` }), ` — ${status}`));
-  }
+  });
   if (!list.children.length) list.append(element("li", { text: t("none yet") }));
   section.append(list);
   return section;

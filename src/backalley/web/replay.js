@@ -1,7 +1,7 @@
 // A finished game step by step, every hand open, with each deal's review alongside; the
 // frames come from the server's engine, so the page works out nothing itself.
 import { call } from "./api.js";
-import { cardElement, SUITS } from "./cards.js";
+import { bidLabel, cardElement, playedRow, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
@@ -47,7 +47,7 @@ export async function renderReplay(main, tableId) {
     const frame = current.frames[step];
     board.replaceChildren(
       element("h2", { text: t("deal {n} · card {step} of {total}", { n: deal + 1, step, total: current.frames.length - 1 }) }),
-      element("p", { text: `${t("trump")}: ${frame.trump ? SUITS[frame.trump] : "—"} · ${t("bids")}: ${current.bids.map(([seat, bid]) => `${names[seat]} ${bid}`).join(", ") || "—"}` }),
+      element("p", { text: `${t("trump")}: ${trumpSymbol(frame.trump)} · ${t("bids")}: ${current.bids.map(([seat, bid]) => `${names[seat]} ${bidLabel(bid)}`).join(", ") || "—"}` }),
     );
     const hands = element("ul", { class: "hands" });
     (frame.hands || []).forEach((hand, seat) => {
@@ -55,24 +55,26 @@ export async function renderReplay(main, tableId) {
       for (const card of hand) row.append(cardElement(card, { small: true }));
       hands.append(row);
     });
-    const trick = element("ol", { class: "played" });
-    for (const [seat, card] of frame.trick || []) trick.append(element("li", {}, cardElement(card), element("span", { class: "by", text: names[seat] })));
-    board.append(hands, element("h3", { text: t("the trick") }), trick);
+    board.append(hands, element("h3", { text: t("the trick") }), playedRow(frame.trick || [], (seat) => names[seat]));
     if (current.points) board.append(element("p", { text: `${t("points")}: ${current.points.join(" / ")}` }));
-    drawReview(deal);
+    if (deal !== reviewed) drawReview(deal);
   }
 
-  const reviews = {};
+  const reviews = {};  // a deal's review, asked once (the answer, or the request under way)
+  let reviewed = null;  // the deal whose review is shown
   async function drawReview(number) {
+    reviewed = number;
     review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
+    reviews[number] ??= call("GET", `/api/tables/${tableId}/review/${number}`);
+    let answer;
     try {
-      reviews[number] ??= await call("GET", `/api/tables/${tableId}/review/${number}`);
+      answer = await reviews[number];
     } catch (error) {
-      review.append(element("p", { text: error.message }));
+      delete reviews[number];  // asked again when the deal is shown again
+      if (number === deal) review.append(element("p", { text: error.message }));
       return;
     }
-    if (number !== deal) return;
-    review.append(...reviewNodes(reviews[number], (seat) => names[seat]));
+    if (number === deal) review.append(...reviewNodes(answer, (seat) => names[seat]));
   }
 
   move(0, 0);

@@ -1,10 +1,10 @@
 // The table page: a projection of what the server sends this seat (its view), one function
 // per region of the table. It never works out a rule: the legal cards and bids come in the
 // view, and a refusal comes back from the server with its rule id.
-import { call, remember, remembered } from "./api.js";
-import { cardElement, suitLabel, SUITS } from "./cards.js";
+import { about, call, remember, remembered } from "./api.js";
+import { bidLabel, cardElement, playedRow, suitLabel, trumpSymbol } from "./cards.js";
 import { TableConnection } from "./connection.js";
-import { element } from "./dom.js";
+import { element, keepName, nameField, toast } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
 
@@ -22,16 +22,15 @@ export function renderTable(main, tableId, params, go) {
 function joinForm(main, tableId, params, go) {
   const seat = Number(params.get("seat"));
   const form = element("form", { class: "panel" }, element("h1", { text: t("Take seat {seat}", { seat: seat + 1 }) }));
-  const name = element("input", { name: "name", required: "", maxlength: "24", autocomplete: "nickname" });
-  name.value = localStorage.getItem("backalley.name") || "";
-  form.append(element("label", { class: "field" }, element("span", { text: t("Your name") }), name));
+  const name = nameField();
+  form.append(name.label);
   form.append(element("button", { type: "submit", class: "primary", text: t("Sit down") }));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     try {
-      localStorage.setItem("backalley.name", name.value.trim());
-      const taken = await call("POST", `/api/tables/${tableId}/seats/${seat}`, { invite: params.get("invite"), name: name.value });
-      remember(tableId, { seat, token: taken.token, name: name.value.trim() });
+      const kept = keepName(name.input.value);
+      const taken = await call("POST", `/api/tables/${tableId}/seats/${seat}`, { invite: params.get("invite"), name: name.input.value });
+      remember(tableId, { seat, token: taken.token, name: kept });
       go(`/t/${tableId}`);
     } catch (error) {
       toast(error.message);
@@ -41,17 +40,12 @@ function joinForm(main, tableId, params, go) {
   return null;
 }
 
-export function toast(text) {
-  document.dispatchEvent(new CustomEvent("toast", { detail: text }));
-}
-
 /** Connect and keep the page drawn from the server's messages; returns a way to leave. */
 function open(main, tableId, credentials, mine) {
   const page = skeleton();
   main.replaceChildren(page.root);
   const state = {
-    tableId, mine, table: null, view: null, chat: [], lastTrick: null, turnSince: Date.now(),
-    reviewed: new Set(),
+    tableId, mine, table: null, view: null, chat: [], turnSince: Date.now(), reviewed: new Set(), levels: null,
   };
   const connection = new TableConnection(
     tableId,
@@ -59,6 +53,10 @@ function open(main, tableId, credentials, mine) {
     (message) => receive(state, page, message),
     (status, code) => showStatus(status, code),
   );
+  about().then((facts) => {  // the bot levels a host may choose from
+    state.levels = facts.levels;
+    if (state.table) drawInvites(state, page);
+  }).catch(() => {});
   page.claim.addEventListener("click", () => connection.send({ type: "claim" }));
   page.lastButton.addEventListener("click", () => {
     page.last.hidden = !page.last.hidden;
@@ -83,10 +81,13 @@ function open(main, tableId, credentials, mine) {
     const bid = event.target.closest("button[data-bid]");
     if (bid) act(bid.dataset.bid);
   });
-  const timer = setInterval(() => drawPrompt(state, page), 1000);
+  const timer = setInterval(() => {
+    if (state.table && state.table.turn_timer) drawCountdown(state, page);
+  }, 1000);
   return () => {
     clearInterval(timer);
     connection.close();
+    showStatus("open");  // no banner of this table's connection on the next page
   };
 }
 
@@ -103,7 +104,7 @@ function skeleton() {
     <div class="info" data-region="info"></div>
     <ol class="seats" data-region="seats"></ol>
     <div class="trick" data-region="trick" role="group"></div>
-    <p class="prompt" data-region="prompt" aria-live="polite"></p>
+    <p class="prompt"><span data-region="prompt" aria-live="polite"></span><span data-region="countdown"></span></p>
     <div class="bids" data-region="bids" role="group"></div>
     <div class="hand" data-region="hand" role="group"></div>
     <div class="actions">
@@ -145,39 +146,53 @@ function receive(state, page, message) {
     case "state":
       state.table = message.table;
       state.chat = message.chat;
-      setView(state, message.view);
+      setView(state, message.view, false);
+      draw(state, page);
       break;
     case "resync":
       state.table = message.table;
       for (const event of message.events) if (event.kind === "chat") state.chat.push(event);
-      setView(state, message.view);
+      setView(state, message.view, false);
+      draw(state, page);
       break;
-    case "event":
-      if (message.table) state.table = message.table;
-      if (message.event.kind === "chat") state.chat.push({ version: message.version, ...message.event });
-      if (message.event.kind === "claim") {  // the cards that play the deal out come next
-        toast(t("{name} claimed every remaining trick: the claim holds", { name: nameOf(state, message.event.seat) }));
+    case "event": {
+      const event = message.event;
+      if (event.kind === "chat") {
+        state.chat.push({ version: message.version, ...event });
+        drawChat(state, page);
       }
-      if (message.view) setView(state, message.view);
+      if (event.kind === "claim") {  // the cards that play the deal out come next
+        toast(t("{name} claimed every remaining trick: the claim holds", { name: nameOf(state, event.seat) }));
+      }
+      if (message.table) state.table = message.table;
+      if (message.view) setView(state, message.view, true);
+      if (message.view || message.table) draw(state, page);  // a game change, or a seat filled
       break;
+    }
     case "presence":
-      if (state.table) state.table.seats = message.seats;
-      break;
-    case "ack":  // the events it made came first; a redraw gives the buttons back
+      if (!state.table) break;
+      state.table.seats = message.seats;
+      drawSeats(state, page);
+      drawInvites(state, page);
       break;
     case "error":
       toast(message.message);
+      if (state.table) {  // the buttons back, as they were before the refused action
+        drawBids(state, page);
+        drawHand(state, page);
+      }
       break;
-    default:
-      return;
+    default:  // an ack: the events it made came first, and redrew the page
+      break;
   }
-  draw(state, page);
 }
 
-function setView(state, view) {
+/** Take a new view. The server restarts a turn timer at every change of the game, which is
+ * what an event's view follows (``changed``); a state or resync after a reconnection keeps
+ * the count unless the turn moved on meanwhile. */
+function setView(state, view, changed) {
   const before = state.view;
-  if (view && view.tricks.length) state.lastTrick = view.tricks[view.tricks.length - 1];
-  if (!before || !view || before.to_move !== view.to_move || before.deal !== view.deal) state.turnSince = Date.now();
+  if (changed || !before || !view || before.to_move !== view.to_move || before.deal !== view.deal) state.turnSince = Date.now();
   state.view = view;
 }
 
@@ -225,7 +240,7 @@ function drawInfo(state, page) {
   }
   const deal = element("span", { class: "deal", text: t("deal {n} · hand size {cards}", { n: view.deal + 1, cards: view.hand_size }) });
   const trump = element("span", { class: "trump" }, `${t("trump")}: `);
-  trump.append(element("strong", { class: view.trump ? `s-${view.trump}` : "", text: view.trump ? SUITS[view.trump] : "—" }));
+  trump.append(element("strong", { class: view.trump ? `s-${view.trump}` : "", text: trumpSymbol(view.trump) }));
   trump.setAttribute("aria-label", `${t("trump")}: ${suitLabel(view.trump)}`);
   const up = element("span", { class: "turned" }, `${t("turn-up")} `);
   for (const card of view.turned_up) up.append(cardElement(card, { small: true }));
@@ -238,7 +253,7 @@ function drawInfo(state, page) {
   }
   const sides = element("ul", { class: "sides" });
   view.contracts.forEach((contract, side) => {
-    const label = contract === null ? "–" : contract === "board" ? t("board") : contract;
+    const label = bidLabel(contract);
     sides.append(
       element("li", {}, element("span", { class: "who", text: sideName(state, side) }),
         element("span", { text: ` ${t("contract")} ${label} · ${t("tricks")} ${view.tricks_won[side]} · ${t("score")} ${view.scores[side]}` })),
@@ -257,47 +272,47 @@ function drawSeats(state, page) {
     if (entry.bot) item.append(element("span", { class: "tag", text: t("bot") }));
     if (entry.stand_in) item.append(element("span", { class: "tag", text: t("a bot stands in") }));
     else if (!entry.connected && entry.name) item.append(element("span", { class: "tag", text: t("away") }));
-    if (bid) item.append(element("span", { class: "bid", text: `${t("bid")} ${bid[1] === "board" ? t("board") : bid[1] === "pass" ? t("pass") : bid[1]}` }));
+    if (bid) item.append(element("span", { class: "bid", text: `${t("bid")} ${bidLabel(bid[1])}` }));
     if (view) item.append(element("span", { class: "count", text: t("cards: {n}", { n: view.hand_counts[seat] }) }));
     if (view && view.to_move === seat) item.setAttribute("aria-current", "true");
     page.seats.append(item);
   });
 }
 
-function trickCards(state, trick) {
-  const row = element("ol", { class: "played" });
-  for (const [seat, card] of trick) {
-    row.append(element("li", {}, cardElement(card), element("span", { class: "by", text: nameOf(state, seat) })));
-  }
-  return row;
-}
-
 function drawTrick(state, page) {
   const view = state.view;
   page.trick.replaceChildren();
-  if (view && view.trick.length) page.trick.append(trickCards(state, view.trick));
+  const named = (seat) => nameOf(state, seat);
+  if (view && view.trick.length) page.trick.append(playedRow(view.trick, named));
   else if (view && view.phase === "play") page.trick.append(element("p", { class: "quiet", text: t("{name} leads", { name: nameOf(state, view.to_move) }) }));
   page.last.replaceChildren();
-  if (state.lastTrick) page.last.append(element("h3", { text: t("last trick") }), trickCards(state, state.lastTrick));
+  if (view && view.last_trick) page.last.append(element("h3", { text: t("last trick") }), playedRow(view.last_trick, named));
 }
 
 function drawPrompt(state, page) {
   const view = state.view;
-  if (!view || view.phase === "over") {
-    page.prompt.textContent = "";
-    return;
-  }
   let text = "";
-  if (view.to_move === view.seat) text = view.phase === "bid" ? t("Your bid") : t("Your card");
-  else if (view.to_move !== null) {
-    const name = nameOf(state, view.to_move);
-    text = view.phase === "bid" ? t("{name} to bid", { name }) : t("{name} to play", { name });
-  }
-  if (state.table.turn_timer && view.to_move !== null) {
-    const left = Math.max(0, Math.ceil(state.table.turn_timer - (Date.now() - state.turnSince) / 1000));
-    text += ` · ${t("{n} s left", { n: left })}`;
+  if (view && view.phase !== "over") {
+    if (view.to_move === view.seat) text = view.phase === "bid" ? t("Your bid") : t("Your card");
+    else if (view.to_move !== null) {
+      const name = nameOf(state, view.to_move);
+      text = view.phase === "bid" ? t("{name} to bid", { name }) : t("{name} to play", { name });
+    }
   }
   page.prompt.textContent = text;
+  drawCountdown(state, page);
+}
+
+/** The turn timer's seconds left, apart from the prompt so that a screen reader is not read
+ * the count every second. */
+function drawCountdown(state, page) {
+  const view = state.view;
+  let text = "";
+  if (state.table.turn_timer && view && view.phase !== "over" && view.to_move !== null) {
+    const left = Math.max(0, Math.ceil(state.table.turn_timer - (Date.now() - state.turnSince) / 1000));
+    text = ` · ${t("{n} s left", { n: left })}`;
+  }
+  page.countdown.textContent = text;
 }
 
 function drawBids(state, page) {
@@ -305,19 +320,23 @@ function drawBids(state, page) {
   page.bids.replaceChildren();
   if (!view || view.phase !== "bid" || !view.legal.length) return;
   for (const bid of view.legal) {
-    const label = bid === "pass" ? t("pass") : bid === "board" ? t("board") : bid;
-    page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: label }));
+    page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: bidLabel(bid) }));
   }
+}
+
+/** Whether it is this page's seat's turn to play a card. */
+function myCardTurn(view) {
+  return Boolean(view) && view.phase === "play" && view.to_move === view.seat;
 }
 
 function drawHand(state, page) {
   const view = state.view;
   page.hand.replaceChildren();
   if (!view || !view.hand) return;
-  const playing = view.phase === "play" && view.to_move === view.seat;
+  const playing = myCardTurn(view);
   const legal = new Set(playing ? view.legal : []);
   for (const card of view.hand) {
-    const button = cardElement(card, { button: true, legal: !playing || legal.has(card) });
+    const button = cardElement(card, { button: true, dim: playing && !legal.has(card) });
     button.disabled = !legal.has(card);  // dimmed only when it is this seat's card to play
     page.hand.append(button);
   }
@@ -326,8 +345,8 @@ function drawHand(state, page) {
 function drawActions(state, page) {
   const view = state.view;
   page.claim.hidden = !view || view.seat === null || view.phase === "over";
-  page.claim.disabled = !(view && view.phase === "play" && view.to_move === view.seat);
-  page.lastButton.disabled = !state.lastTrick;
+  page.claim.disabled = !myCardTurn(view);
+  page.lastButton.disabled = !(view && view.last_trick);
 }
 
 function drawSheet(state, page) {
@@ -341,17 +360,12 @@ function drawSheet(state, page) {
   table.append(element("thead", {}, head));
   const body = element("tbody");
   const totals = new Array(sides).fill(0);
-  const deals = [...view.history];
-  if (view.phase === "over") {  // the last deal is the view's own, not yet in its history
-    const before = view.history.reduce((sum, d) => sum.map((s, i) => s + (d.points ? d.points[i] : 0)), new Array(sides).fill(0));
-    deals.push({ hand_size: view.hand_size, trump: view.trump, thrown_in: null, contracts: view.contracts, tricks: view.tricks_won, points: view.scores.map((s, i) => s - before[i]) });
-  }
-  deals.forEach((deal, index) => {
-    const row = element("tr", {}, element("td", { text: String(index + 1) }), element("td", { text: String(deal.hand_size) }), element("td", { text: deal.trump ? SUITS[deal.trump] : "—" }));
+  view.history.forEach((deal, index) => {  // once the game is over, its last deal too
+    const row = element("tr", {}, element("td", { text: String(index + 1) }), element("td", { text: String(deal.hand_size) }), element("td", { text: trumpSymbol(deal.trump) }));
     for (let side = 0; side < sides; side++) {
       const points = deal.points ? deal.points[side] : 0;
       totals[side] += points;
-      const contract = deal.contracts[side] === null ? "–" : deal.contracts[side];
+      const contract = bidLabel(deal.contracts[side]);
       row.append(element("td", { text: deal.thrown_in ? t("thrown in") : `${contract}/${deal.tricks[side]}: ${points} (${totals[side]})` }));
     }
     body.append(row);
@@ -374,7 +388,7 @@ function drawInvites(state, page) {
     const item = element("li", {}, element("span", { text: t("seat {seat}", { seat: entry.seat + 1 }) }));
     if (mine.invites) item.append(copyButton(mine.invites[entry.seat], t("copy the invite link")));
     const level = element("select", { "aria-label": t("bot level") });
-    for (const l of ["easy", "medium", "hard", "expert"]) level.append(element("option", { value: l, text: t(l) }));
+    for (const l of state.levels || [state.table.level]) level.append(element("option", { value: l, text: t(l) }));
     level.value = state.table.level;
     const bot = element("button", { type: "button", text: t("give to a bot") });
     bot.addEventListener("click", async () => {
@@ -427,9 +441,8 @@ function drawEnd(state, page) {
 function drawReview(state, page) {
   const view = state.view;
   if (!view) return;
-  const finished = view.phase === "over" ? view.deal : view.deal - 1;
+  const finished = view.history.length - 1;  // the last deal over (all of them at the end)
   if (finished < 0 || state.reviewed.has(finished)) return;
-  if (view.phase !== "over" && !view.history.length) return;
   state.reviewed.add(finished);
   page.review.hidden = false;
   page.review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
