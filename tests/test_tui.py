@@ -114,6 +114,28 @@ async def test_a_whole_short_game_by_keys_and_clicks(tmp_path):
 
 
 @run_async
+async def test_the_last_trick_key_works_on_our_turn_too(tmp_path):
+    session = short_session(tmp_path, sizes=(5,))
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(30):  # board, then the lowest card, until a trick is done and we are on
+            await settle(pilot, app, session)
+            game = session.game
+            assert not isinstance(app.screen, DealReviewScreen) and not game.is_over
+            if game.phase == Phase.PLAY and game.completed_tricks:
+                break
+            if game.phase == Phase.BID:
+                await pilot.press("b")
+            else:
+                await pilot.press(*str(Card(min(game.legal_actions()))).lower())
+        await settle(pilot, app, session)
+        assert session.human_to_move and not app.screen.show_last
+        await pilot.press("v")  # a key of its own, not a card being typed
+        await pilot.pause()
+        assert app.screen.show_last and "typed" not in status(app)
+
+
+@run_async
 async def test_the_hint_key_shows_the_expert_bots_choice(tmp_path):
     session = short_session(tmp_path)
     app = PlayApp(session, pace=0)

@@ -485,6 +485,8 @@ class TableScreen(Screen[None]):
         char = event.character
         if not char or not (char.isalnum()) or not self.session.human_to_move:
             return
+        if event.key in self.active_bindings:  # v: the last trick, not a letter typed
+            return
         event.stop()
         self.typed += char.lower()
         game = self.session.game
