@@ -11,11 +11,12 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from backalley.cards import Card
+from backalley.cli import main
 from backalley.record import verify
 from backalley.rules import Phase, Ruleset
 from backalley.tui.app import BidButton, CardButton, DealReviewScreen, PlayApp, StartScreen
 from backalley.tui.replay import ReplayApp
-from backalley.tui.session import Session, hand_order
+from backalley.tui.session import SEATING, Session, hand_order
 from support import deal, game_of
 
 SIZE = (110, 34)
@@ -172,6 +173,24 @@ async def test_save_quit_and_resume_to_the_same_position(tmp_path):
     async with resumed.run_test(size=SIZE) as pilot:
         await settle(pilot, resumed, again)
         assert len(again.game.current_deal.play) >= len(position.played)
+
+
+@pytest.mark.parametrize(
+    ("seating", "fragment"),
+    [
+        ({"seed": "x"}, "seat and seed must be whole numbers"),
+        ({"seat": 7}, "there is no seat 7"),
+        ({"partner": "godlike"}, "unknown bot level 'godlike'"),
+    ],
+)
+def test_a_save_with_bad_seating_is_refused_in_one_line(tmp_path, capsys, seating, fragment):
+    session = short_session(tmp_path)
+    document = json.loads(session.save_path.read_text())
+    document[SEATING].update(seating)
+    session.save_path.write_text(json.dumps(document))
+    assert main(["play", "--resume", str(session.save_path)]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and err.count("\n") == 1 and "Traceback" not in err
 
 
 @run_async

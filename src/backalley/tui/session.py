@@ -18,7 +18,7 @@ from backalley.bots import LEVELS as BOT_LEVELS
 from backalley.bots import Bot, make_bot
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
-from backalley.record import read_record, resume, write_record
+from backalley.record import RecordError, read_record, resume, write_record
 from backalley.rules import Ruleset
 
 #: The levels people choose bots by, weakest first.
@@ -32,6 +32,24 @@ def default_save() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("backalley") / "current-game.json"
+
+
+def _seating(seating: Any, rules: Ruleset) -> tuple[int, str, str, int]:
+    """The saved seat, bot levels and seed, checked.
+
+    :raises RecordError: naming what is wrong.
+    """
+    try:
+        seat, seed = int(seating.get("seat", 0)), int(seating.get("seed", 0))
+    except (AttributeError, TypeError, ValueError):
+        raise RecordError(f"{SEATING}: seat and seed must be whole numbers") from None
+    partner, opponents = seating.get("partner", "medium"), seating.get("opponents", "medium")
+    if not 0 <= seat < rules.num_players:
+        raise RecordError(f"{SEATING}: there is no seat {seat}")
+    for level in (partner, opponents):
+        if level not in LEVELS:
+            raise RecordError(f"{SEATING}: unknown bot level {level!r}")
+    return seat, partner, opponents, seed
 
 
 @dataclass
@@ -81,18 +99,11 @@ class Session:
         text = path.read_text(encoding="utf-8")
         record = read_record(text)
         document = json.loads(text)
-        seating = document.get(SEATING) or {}
-        seed = int(seating.get("seed", 0))
+        seat, partner, opponents, seed = _seating(document.get(SEATING) or {}, record.rules)
         # each record deal is one deal of the game: later deals come from a generator of their own
         game = resume(record, seed + len(record.deals))
-        return cls(
-            game,
-            int(seating.get("seat", 0)),
-            str(seating.get("partner", "medium")),
-            str(seating.get("opponents", "medium")),
-            save_path if save_path is not None else path,
-            seed,
-        )
+        save = save_path if save_path is not None else path
+        return cls(game, seat, partner, opponents, save, seed)
 
     # ------------------------------------------------------------------ playing
 
