@@ -26,6 +26,7 @@ def rulesets(draw: st.DrawFn) -> Ruleset:
         "joker_turnup": draw(st.sampled_from(["no_trump", "turn_again"])),
         "renig_min_hand": draw(st.sampled_from([None, 1, 5, 7])),
         "all_pass": draw(st.sampled_from(["redeal", "play"])),
+        "all_pass_limit": draw(st.sampled_from([None, 1, 3])),
         "max_bid": draw(st.sampled_from(["hand_minus_one", "hand"])),
         "board_tie_leader": draw(st.sampled_from(["last", "first"])),
         "board_leads_trump": draw(st.sampled_from(["bidder", "side", "off"])),
@@ -179,3 +180,18 @@ def test_a_seat_outside_the_table_has_no_view():
             assert "no seat" in str(error)
         else:
             raise AssertionError(f"view({seat!r}) was given")
+
+
+@fast
+@given(rulesets(), st.integers(0, 10_000))
+def test_no_run_of_all_pass_throw_ins_is_longer_than_the_limit(rules, seed):
+    # D7: after all_pass_limit all-pass throw-ins in a row, the next all-pass deal is played.
+    *_, game = random_game(rules, seed)
+    run = longest = 0
+    for deal in game.deals:
+        run = run + 1 if deal.thrown_in == "all_pass" else 0
+        longest = max(longest, run)
+    if rules.all_pass == "play":
+        assert longest == 0
+    elif rules.all_pass_limit is not None:
+        assert longest <= rules.all_pass_limit

@@ -266,6 +266,46 @@ def test_D7_all_pass_play_is_played_left_of_dealer_leading():
     assert game.current_deal.points == [0, 0]
 
 
+def test_D7_all_pass_limit_plays_the_deal_after_k_throw_ins_in_a_row():
+    game = game_of(hand_sizes=[1, 1], all_pass_limit=2)
+    hands = ["2S", "AS", "3S", "4S"]
+    for dealer in (0, 1):  # two all-pass deals in a row are thrown in, as without a limit
+        deal(game, dealer, hands, top="2H")
+        play(game, "pass pass pass pass")
+        assert game.current_deal.thrown_in == "all_pass"
+    deal(game, 2, hands, top="2H")
+    play(game, "pass pass pass pass")  # the third is played: the left of the dealer leads
+    assert game.current_deal.thrown_in is None
+    assert game.phase == Phase.PLAY and game.to_move == 3
+    play(game, "4S 2S AS 3S")
+    assert game.current_deal.points == [0, 0] and game.counted_deals == 1
+    # The played deal ended the run: the next all-pass deal is thrown in again.
+    deal(game, 3, hands, top="2H")
+    play(game, "pass pass pass pass")
+    assert game.current_deal.thrown_in == "all_pass"
+
+
+def test_D7_all_pass_limit_run_is_ended_by_a_renig():
+    game = game_of("classic", hand_sizes=[2], all_pass="redeal", all_pass_limit=1, renig_min_hand=2)
+    hands = ["AS KS", "QS JS", "JC 9S", "AH KH"]
+    deal(game, 0, hands, top="2H")
+    play(game, "pass pass pass pass")
+    assert game.current_deal.thrown_in == "all_pass"
+    # A renig (seat 2 holds no honour and no trump) ends the run: the same dealer (D6) deals
+    # again, and an all-pass deal after it is thrown in once more.
+    deal(game, 1, ["AS KS", "QS JS", "3C 4C", "AH KH"], top="2H")
+    assert game.current_deal.thrown_in == "renig"
+    deal(game, 1, hands, top="2H")
+    play(game, "pass pass pass pass")
+    assert game.current_deal.thrown_in == "all_pass"
+
+
+@pytest.mark.parametrize("value", [0, -1, 1.5, "2", True])
+def test_D7_all_pass_limit_must_be_a_whole_number_of_one_or_more(value):
+    with pytest.raises(Exception, match="all_pass_limit"):
+        Ruleset.preset("standard", all_pass_limit=value)
+
+
 # ---------------------------------------------------------------- B: bidding
 
 

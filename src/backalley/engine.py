@@ -850,7 +850,7 @@ class Game:
         first = seats[0]
         values = [b - PASS for b in deal.bids]
         if not any(values):
-            if self.rules.all_pass == "redeal":
+            if self.rules.all_pass == "redeal" and not self._all_pass_limit_reached():
                 deal.thrown_in = "all_pass"
                 self._phase = _DEAL
                 self._maybe_deal_on()
@@ -870,6 +870,20 @@ class Game:
         deal.leader = leader
         self._to_move = self._lead_seat = leader
         self._phase = _PLAY
+
+    def _all_pass_limit_reached(self) -> bool:
+        """D7 ``all_pass_limit``: whether that many deals in a row, just before this one, were
+        thrown in because all passed (a thrown-in deal is dealt again at the same hand size,
+        D2, and a deal played out or a renig ends the run)."""
+        limit = self.rules.all_pass_limit
+        if limit is None:
+            return False
+        run = 0
+        for earlier in reversed(self.deals[:-1]):
+            if earlier.thrown_in != "all_pass":
+                break
+            run += 1
+        return run >= limit
 
     def _end_trick(self, trick: list[int]) -> None:
         """P5: the highest trump wins, else the highest card of the suit led; P6 at the end."""

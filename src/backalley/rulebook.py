@@ -137,7 +137,10 @@ _RULES = (
         N_(
             "When every player passes (B1), all_pass decides. With redeal the deal is thrown "
             "in and the next dealer deals again. With play the deal is played out and no side "
-            "has a contract."
+            "has a contract. With all_pass_limit set to a number k and all_pass redeal, once k "
+            "deals in a row at the same hand size have been thrown in because everyone passed, "
+            "the next deal at that size in which everyone passes is played out as under play; "
+            "a deal played out, or a renig, ends the run."
         ),
     ),
     # 3. Bidding

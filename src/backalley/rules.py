@@ -182,6 +182,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("joker_turnup", ("no_trump", "turn_again"), "D4, D5", N_("what a turned-up joker does")),
     Option("renig_min_hand", None, "D6", N_("smallest hand size checked for renig; null for none")),
     Option("all_pass", ("redeal", "play"), "D7", N_("what happens when every player passes")),
+    Option(
+        "all_pass_limit",
+        None,
+        "D7",
+        N_("all-pass throw-ins in a row after which an all-pass deal is played; null for no limit"),
+    ),
     Option("max_bid", ("hand_minus_one", "hand"), "B1", N_("highest numeric bid")),
     Option("board_tie_leader", ("last", "first"), "P1", N_("which of tied board bidders leads")),
     Option(
@@ -217,6 +223,7 @@ class Ruleset:
     joker_turnup: str
     renig_min_hand: int | None
     all_pass: str
+    all_pass_limit: int | None
     max_bid: str
     board_tie_leader: str
     board_leads_trump: str
@@ -275,6 +282,7 @@ class Ruleset:
             joker_turnup="turn_again" if classic else "no_trump",
             renig_min_hand=7 if classic else None,
             all_pass="play" if classic else "redeal",
+            all_pass_limit=None,
             max_bid="hand" if classic else "hand_minus_one",
             board_tie_leader="first" if classic else "last",
             board_leads_trump="side" if classic else "bidder",
@@ -311,6 +319,13 @@ class Ruleset:
                     value=repr(value),
                 )
             return tuple(value)
+        if key == "all_pass_limit":
+            if value is not None and not (_is_int(value) and value >= 1):
+                raise RulesError(
+                    N_("option all_pass_limit must be an integer from 1 up, or null, not {value}"),
+                    value=repr(value),
+                )
+            return value
         if key == "renig_min_hand":
             if value is not None and not _is_int(value):
                 raise RulesError(
@@ -344,6 +359,31 @@ class Ruleset:
         """The options that differ from the preset's, for a compact record."""
         preset = Ruleset.preset(self.name).options()
         return {k: v for k, v in self.options().items() if preset[k] != v}
+
+
+#: The lengths of game every client offers: ``short`` (three deals, 3, 2 and 1 cards),
+#: ``longer`` (the preset's deals of up to 7 cards) and ``full`` (the preset's own, D2).
+GAME_LENGTHS = ("short", "longer", "full")
+
+
+def game_length(preset: str, length: str) -> tuple[int, ...] | None:
+    """The ``hand_sizes`` option (D2) of a game of ``length`` under ``preset``: ``None`` for
+    the preset's own list.
+
+    >>> game_length("standard", "short"), game_length("classic3", "longer")
+    ((3, 2, 1), (2, 3, 4, 5, 6, 7, 7, 6, 5, 4, 3, 2))
+    """
+    if length == "short":
+        return (3, 2, 1)
+    if length == "longer":
+        return tuple(size for size in Ruleset.preset(preset).hand_sizes if size <= 7)
+    if length == "full":
+        return None
+    raise RulesError(
+        N_("unknown length of game {length}: choose one of {choices}"),
+        length=repr(length),
+        choices=", ".join(GAME_LENGTHS),
+    )
 
 
 def _is_int(value: Any) -> bool:
