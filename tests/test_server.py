@@ -127,7 +127,7 @@ def test_a_table_with_bots_plays_to_the_end(server: Server) -> None:
                  and e["event"]["kind"] == "card"}  # fmt: skip
     assert played_by == {0, 1, 2, 3}
     assert client.table["seats"][2] == {
-        "seat": 2, "name": "medium bot", "bot": "medium", "connected": True, "stand_in": False,
+        "seat": 2, "name": "Max", "bot": "medium", "connected": True, "stand_in": False,
     }  # fmt: skip
     assert verify(finished_record(server.base, table["id"])).exit_code == 0
 

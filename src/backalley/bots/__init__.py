@@ -114,6 +114,31 @@ LEVEL_SETTINGS: dict[str, dict[str, float]] = {
 }
 
 
+#: The names bots of each level take at a table, so that a table of bots reads as people:
+#: a level's first name not already taken there.
+BOT_NAMES: dict[str, tuple[str, ...]] = {
+    "easy": ("Pip", "Dot", "Kit", "Bo"),
+    "medium": ("Max", "Lou", "Bea", "Ned"),
+    "hard": ("Vera", "Hugo", "Iris", "Otto"),
+    "expert": ("Ada", "Kai", "Rex", "Zoe"),
+}
+
+
+def bot_name(level: str, taken: Sequence[str | None]) -> str:
+    """A name for a bot of ``level`` that none of ``taken`` has.
+
+    >>> bot_name("medium", ["Ana", "Max", None])
+    'Lou'
+    """
+    for name in BOT_NAMES[level]:
+        if name not in taken:
+            return name
+    number = 2
+    while f"{BOT_NAMES[level][0]} {number}" in taken:
+        number += 1
+    return f"{BOT_NAMES[level][0]} {number}"
+
+
 def needs_solver(name: str) -> bool:
     """Whether the bot or level ``name`` solves deals (and so may first compile the solver)."""
     return LEVELS.get(name, name) == "pimc"
@@ -121,10 +146,12 @@ def needs_solver(name: str) -> bool:
 
 __all__ = [
     "BOTS",
+    "BOT_NAMES",
     "LEVELS",
     "LEVEL_SETTINGS",
     "Bot",
     "UnknownBot",
+    "bot_name",
     "make_bot",
     "needs_solver",
     "play_game",

@@ -27,10 +27,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from backalley.bots import LEVELS
+from backalley.bots import BOT_NAMES, LEVELS
 from backalley.cards import N_
 from backalley.i18n import LANGUAGES, explain_in, translator
-from backalley.rules import OPTIONS, PRESETS
+from backalley.rules import GAME_LENGTHS, OPTIONS, PRESETS, game_length
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
@@ -52,7 +52,7 @@ _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
-    "too_many": 429,
+    "too_many": 429, "ended": 409, "started": 409,
 }  # fmt: skip
 
 
@@ -223,6 +223,10 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                 await table.act(connection, message)
             elif isinstance(message, protocol.Claim):
                 await table.claim(connection, message)
+            elif isinstance(message, protocol.Undo):
+                await table.undo(connection, message)
+            elif isinstance(message, protocol.Rematch):
+                await table.offer_rematch(connection, message)
             elif isinstance(message, protocol.Chat):
                 if not chat.take():
                     raise ProtocolError("rate_limited", N_("too many chat messages: wait a moment"))
@@ -357,6 +361,31 @@ async def take_seat(request: Request) -> Response:
     )
 
 
+async def take_free_seat(request: Request) -> Response:
+    table = _table(request)
+    data = await _body(request)
+    seat, token = await table.take_free_seat(data.get("name"))
+    return JSONResponse(
+        {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
+    )
+
+
+async def leave_table(request: Request) -> Response:
+    table = _table(request)
+    await table.leave_seat(_bearer(request))
+    return JSONResponse({"table": await table.stored_description()})
+
+
+async def end_table(request: Request) -> Response:
+    table = _table(request)
+    await table.end(_bearer(request))
+    return JSONResponse({"table": await table.stored_description()})
+
+
+async def lobby(request: Request) -> Response:
+    return JSONResponse(request.app.state.tables.lobby())
+
+
 async def seat_bot(request: Request) -> Response:
     table = _table(request)
     data = await _body(request)
@@ -390,6 +419,11 @@ async def about(request: Request) -> Response:
                 if o.choices is not None
             ],
             "levels": list(LEVELS),
+            "bot_names": BOT_NAMES,
+            "lengths": {
+                preset: {length: game_length(preset, length) for length in GAME_LENGTHS}
+                for preset in PRESETS
+            },
             "languages": list(LANGUAGES),
         }
     )
@@ -481,9 +515,13 @@ def create_app(
         Route("/api/i18n/{lang}", catalog),
         Route("/api/tables", create_table, methods=["POST"]),
         Route("/api/games", finished_games),
+        Route("/api/lobby", lobby),
         Route("/api/tables/{table_id}", show_table),
         Route("/api/tables/{table_id}/seats/{seat:int}", take_seat, methods=["POST"]),
         Route("/api/tables/{table_id}/seats/{seat:int}/bot", seat_bot, methods=["POST"]),
+        Route("/api/tables/{table_id}/join", take_free_seat, methods=["POST"]),
+        Route("/api/tables/{table_id}/leave", leave_table, methods=["POST"]),
+        Route("/api/tables/{table_id}/end", end_table, methods=["POST"]),
         Route("/api/tables/{table_id}/record", table_record),
         Route("/api/tables/{table_id}/review/{deal:int}", deal_review),
         Route("/api/tables/{table_id}/replay", game_replay),

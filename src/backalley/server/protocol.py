@@ -12,7 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards
+from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards, trump_mask
+from backalley.engine import trick_winner
 from backalley.rules import DealKind, Phase, next_seat
 from backalley.view import DealSummary, SeatView
 
@@ -27,6 +28,7 @@ CLOSE_TOO_BIG = 1009  #: a frame over MAX_FRAME bytes
 CLOSE_UNAUTHORIZED = 4401  #: the token or watch code does not open this table
 CLOSE_NO_TABLE = 4404  #: there is no such table
 CLOSE_SLOW = 4408  #: the client reads too slowly: too many messages wait for it
+CLOSE_LEFT = 4410  #: the player left the table: the seat is no longer theirs
 
 
 class ProtocolError(BackAlleyError):
@@ -58,6 +60,17 @@ class Claim:
 
 
 @dataclass(frozen=True)
+class Undo:
+    id: str
+
+
+@dataclass(frozen=True)
+class Rematch:
+    id: str
+    accept: bool
+
+
+@dataclass(frozen=True)
 class Chat:
     text: str
 
@@ -67,7 +80,7 @@ class Ping:
     pass
 
 
-Message = Hello | Act | Claim | Chat | Ping
+Message = Hello | Act | Claim | Undo | Rematch | Chat | Ping
 
 
 def too_large(frame: str | bytes) -> ProtocolError | None:
@@ -108,6 +121,15 @@ def parse(frame: str | bytes) -> Message:
         return Act(_client_id(data), _text(data, "action"), seat)
     if kind == "claim":
         return Claim(_client_id(data))
+    if kind == "undo":
+        return Undo(_client_id(data))
+    if kind == "rematch":
+        accept = data.get("accept", True)
+        if not isinstance(accept, bool):
+            raise ProtocolError(
+                "bad_field", N_("{field} must be {kind}"), field="accept", kind=N_("true or false")
+            )
+        return Rematch(_client_id(data), accept)
     if kind == "chat":
         text = _text(data, "text", longest=MAX_CHAT).strip()
         if not text:
@@ -119,7 +141,10 @@ def parse(frame: str | bytes) -> Message:
         return Ping()
     raise ProtocolError(
         "unknown_type",
-        N_("unknown message type {kind}; the types are hello, act, claim, chat and ping"),
+        N_(
+            "unknown message type {kind}; the types are hello, act, claim, undo, rematch, "
+            "chat and ping"
+        ),
         kind=json.dumps(kind)[:40],
     )
 
@@ -237,6 +262,10 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "tricks": [
             _played(leader, cards, view.seats_in_deal) for leader, cards in view.completed_tricks
         ],
+        "trick_winners": [
+            trick_winner(leader, cards, view.seats_in_deal, trump_mask(view.trump))[0]
+            for leader, cards in view.completed_tricks
+        ],
         "tricks_won": list(view.tricks_won),
         "to_move": view.to_move,
         "legal": own["legal"],
@@ -285,6 +314,7 @@ def _summary_json(deal: DealSummary) -> dict[str, Any]:
 
 
 __all__ = [
+    "CLOSE_LEFT",
     "CLOSE_NO_TABLE",
     "CLOSE_POLICY",
     "CLOSE_SLOW",
@@ -300,6 +330,8 @@ __all__ = [
     "Message",
     "Ping",
     "ProtocolError",
+    "Rematch",
+    "Undo",
     "dumps",
     "error",
     "parse",

@@ -49,7 +49,7 @@ tables = Table(
     Column("config", Text, nullable=False),  # JSON: the rules and the table's settings
     Column("host_hash", LargeBinary, nullable=False),
     Column("watch_hash", LargeBinary, nullable=False),
-    Column("status", String(8), nullable=False),  # open, playing, finished
+    Column("status", String(8), nullable=False),  # open, playing, finished, ended
     Column("finished", Float),
     Column("summary", Text),  # JSON, once finished: players, scores, winner (the history list)
 )
@@ -253,9 +253,9 @@ class Store:
     # ---------------------------------------------------------------- reading
 
     def unfinished(self) -> list[str]:
-        """The ids of the tables whose game is not over."""
+        """The ids of the tables whose game is not over (nor ended by its host)."""
         with self.engine.connect() as connection:
-            query = select(tables.c.id).where(tables.c.status != "finished")
+            query = select(tables.c.id).where(tables.c.status.in_(("open", "playing")))
             return [row.id for row in connection.execute(query)]
 
     def finished(self, limit: int) -> list[dict[str, Any]]:

@@ -26,11 +26,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from backalley.bots import LEVELS
-from backalley.cards import N_, BackAlleyError, card_name, format_cards
-from backalley.engine import Game, IllegalAction, is_bid_text
+from backalley.bots import LEVELS, bot_name
+from backalley.cards import N_, BackAlleyError, card_name, format_cards, trump_mask
+from backalley.engine import Game, IllegalAction, is_bid_text, trick_winner
 from backalley.i18n import explain_in
-from backalley.record import dealt, write_record
+from backalley.record import dealt, read_record, replay, write_record
 from backalley.rules import Phase, Ruleset, action_name
 from backalley.server import protocol
 from backalley.server.bots import BotPool
@@ -39,6 +39,10 @@ from backalley.server.store import Store, StoredTable, Write
 
 RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
 CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
+#: Events that change the game (and restart the turn timer), and those that change the table
+#: as :meth:`Table.describe` gives it (sent along with them).
+GAME_KINDS = frozenset({"start", "deal", "bid", "card", "claim", "takeback"})
+TABLE_KINDS = frozenset({"seat", "bot", "start", "left", "ended", "rematch", "takeback"})
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Settings:
     pace: float = 1.0  #: seconds a bot waits before it acts
     turn_timer: float | None = None  #: seconds a person has for an action, or no limit
     grace: float = 60.0  #: seconds a player may be away before a bot stands in
+    public: bool = False  #: listed in the lobby, where anyone may take a free seat or watch
+    rematch_wait: float = 60.0  #: seconds the players have to accept a rematch
 
     def ruleset(self) -> Ruleset:
         return Ruleset.preset(self.rules, **self.options)
@@ -82,7 +88,13 @@ class Settings:
             pace=_number(data, "pace", 1.0, 0.0, 30.0),
             turn_timer=_number(data, "turn_timer", None, 1.0, 3600.0),
             grace=_number(data, "grace", 60.0, 0.0, 3600.0),
+            public=data.get("public", False),
+            rematch_wait=_number(data, "rematch_wait", 60.0, 1.0, 3600.0),
         )
+        if not isinstance(settings.public, bool):
+            raise TableError(
+                "bad_field", N_("{field} must be {kind}"), field="public", kind=N_("true or false")
+            )
         if settings.level not in LEVELS:
             raise TableError(
                 "bad_field",
@@ -126,6 +138,8 @@ class Client(Protocol):
 
     def send(self, message: dict[str, Any] | str) -> None: ...
 
+    def close(self, code: int) -> None: ...
+
 
 def secret() -> str:
     """A fresh random secret for a link or a seat: 128 bits, URL-safe."""
@@ -168,7 +182,7 @@ class Event:
     """One entry of a table's log, as stored; :meth:`public` is what clients are sent."""
 
     version: int
-    kind: str  # seat, bot, start, deal, bid, card, claim, chat
+    kind: str  # seat, bot, start, deal, bid, card, claim, takeback, left, ended, rematch, chat
     data: dict[str, Any]
     client_id: str | None = None
 
@@ -228,10 +242,19 @@ class Table:
         self.stand_in = [False] * n
         self.moves = 0  #: actions applied: the position's number, for the driver
         self.last_trick: list[list[Any]] | None = None  #: [seat, card] pairs, as in a view
+        self.last_winner: int | None = None  #: the seat that won the last trick
+        #: (version, seat, by) of each bid and card of the deal in play, for take-backs
+        self.deal_moves: list[tuple[int, int, str | None]] = []
+        self.takebacks = 0  #: take-backs made (a game with any is never rated)
+        self.departures: list[dict[str, Any]] = []  #: who left when, for the record
+        self.rematch: dict[str, Any] | None = None  #: the rematch offered once the game is over
+        #: makes the rematch's table (set by :class:`Tables`, which holds every table)
+        self.spawn: Any = None
         self.turn_started = time.monotonic()
         self.lock = asyncio.Lock()
         self._changed = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
 
     # ------------------------------------------------------------------ creating, loading
 
@@ -240,22 +263,50 @@ class Table:
         cls, settings: Settings, store: Store, pool: BotPool
     ) -> tuple[Table, dict[str, Any]]:
         """A new table, stored; with its secrets (shown once): host, watch and invites."""
-        table_id = secrets.token_urlsafe(6)
         host, watch = secret(), secret()
         n = settings.ruleset().num_players
         invites = [secret() for _ in range(n)]
         table = cls(
-            table_id, settings, store, pool,
+            secrets.token_urlsafe(6), settings, store, pool,
             host_hash=digest(host), watch_hash=digest(watch),
             invite_hashes=[digest(i) for i in invites],
         )  # fmt: skip
-        await store.write(
-            Store.new_table(
-                table_id, asdict(settings), table.host_hash, table.watch_hash, table.invite_hashes
-            )
-        )
+        await store.write(table._new_rows())
         table.start_driver()
         return table, {"host": host, "watch": watch, "invites": invites}
+
+    @classmethod
+    async def rematch_of(cls, old: Table) -> Table:
+        """The rematch of ``old``'s game: a new table with its own id and log, the same
+        settings, the same people (their tokens open it, as they opened ``old``) and bots in
+        the same seats, the same host and watch links; its game started."""
+        table = cls(
+            secrets.token_urlsafe(6), old.settings, old.store, old.pool,
+            host_hash=old.host_hash, watch_hash=old.watch_hash,
+            invite_hashes=[digest(secret()) for _ in old.names],  # never shown: seats are full
+        )  # fmt: skip
+        rows = table._new_rows()
+        events = []
+        for seat, name in enumerate(old.names):
+            assert name is not None
+            level = old.bots[seat]
+            table._seat(seat, name, level)
+            if level is None:
+                table.token_hashes[seat] = old.token_hashes[seat]
+                rows += Store.token(table.id, seat, old.token_hashes[seat])
+                events.append(table._event("seat", {"seat": seat, "name": name}))
+            else:
+                events.append(table._event("bot", {"seat": seat, "level": level, "name": name}))
+        events += table._start_if_full()
+        with table._changing():
+            await table._commit(events, rows)
+        table.start_driver()
+        return table
+
+    def _new_rows(self) -> Write:
+        return Store.new_table(
+            self.id, asdict(self.settings), self.host_hash, self.watch_hash, self.invite_hashes
+        )
 
     @classmethod
     def load(cls, stored: StoredTable, store: Store, pool: BotPool) -> Table:
@@ -281,8 +332,18 @@ class Table:
         elif event.kind == "deal":
             assert self.game is not None
             self.game.start_deal(data["dealer"], data["hands"], data["stock"])
+            self.deal_moves = []
         elif event.kind in ("bid", "card"):
             self._take(data["action"])
+            self.deal_moves.append((event.version, data["seat"], data.get("by")))
+        elif event.kind == "takeback":
+            self._take_back(len(data["versions"]))
+        elif event.kind == "left":
+            self._depart(data)
+        elif event.kind == "ended":
+            self.status = "ended"
+        elif event.kind == "rematch":
+            self.rematch = data
         if event.client_id is not None:
             self.applied[event.client_id] = event.version
         self.log.append(event.text())
@@ -326,7 +387,9 @@ class Table:
         return found
 
     def may_watch(self, code: str | None) -> bool:
-        return matches(code, self.watch_hash)
+        """Whether ``code`` lets a spectator in: the watch code, or anything at a public
+        table."""
+        return self.settings.public or matches(code, self.watch_hash)
 
     def is_host(self, token: str | None) -> bool:
         return matches(token, self.host_hash)
@@ -341,17 +404,108 @@ class Table:
             raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
         name = check_name(name)
         async with self.lock:
-            if self.names[seat] is not None:
-                raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
-            token = secret()
-            with self._changing():
-                self.token_hashes[seat] = digest(token)
-                self._seat(seat, name)
-                events = [self._event("seat", {"seat": seat, "name": name})]
-                events += self._start_if_full()
-                await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
-            self._publish(events)
+            return await self._sit(seat, name)
+
+    async def take_free_seat(self, name: object) -> tuple[int, str]:
+        """Seat a person at the first free seat of a public table (from the lobby): the seat
+        and its token (shown once).
+
+        :raises TableError: a private table, no free seat, a bad name.
+        """
+        if not self.settings.public:
+            raise TableError(
+                "forbidden", N_("this table is private: it is joined by its invite links")
+            )
+        name = check_name(name)
+        async with self.lock:
+            free = [seat for seat, taken in enumerate(self.names) if taken is None]
+            if not free:
+                raise TableError("seat_taken", N_("every seat at this table is taken"))
+            return free[0], await self._sit(free[0], name)
+
+    async def _sit(self, seat: int, name: str) -> str:
+        """Seat ``name`` at the empty ``seat`` (under the lock): its new token."""
+        self._check_open()
+        if self.names[seat] is not None:
+            raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
+        token = secret()
+        with self._changing():
+            self.token_hashes[seat] = digest(token)
+            self._seat(seat, name)
+            events = [self._event("seat", {"seat": seat, "name": name})]
+            events += self._start_if_full()
+            await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
+        self._publish(events)
         return token
+
+    def _check_open(self) -> None:
+        if self.status == "ended":
+            raise TableError("ended", N_("this table was closed by its host"))
+
+    async def leave_seat(self, token: str | None) -> None:
+        """The player holding ``token`` leaves the table for good: before the game their seat
+        is free again, during it a bot of the table's level takes it at once (the record says
+        who left when), after it they are gone from any rematch. Their token no longer opens
+        the seat, and their connections are closed.
+
+        :raises TableError: a token that holds no seat here.
+        """
+        async with self.lock:
+            seat = self.seat_of(token)
+            if seat is None:
+                raise TableError("forbidden", N_("this token does not open this table"))
+            data: dict[str, Any] = {"seat": seat, "name": self.names[seat]}
+            if self.status == "playing":
+                level = self.settings.level
+                data |= {"level": level, "bot": bot_name(level, self.names)}
+            events = [self._event("left", data)]
+            with self._changing():
+                self._depart(data)
+                if self.rematch is not None and self.rematch["status"] == "open":
+                    events.append(self._rematch_event(dict(self.rematch, status="declined",
+                                                           declined=seat)))  # fmt: skip
+                await self._commit(events, Store.token(self.id, seat, None))
+            self._publish(events)
+            for client in list(self.clients[seat]):
+                client.close(protocol.CLOSE_LEFT)
+
+    def _depart(self, data: dict[str, Any]) -> None:
+        """``data["seat"]``'s player leaves (a ``left`` event): a bot takes the seat in a game
+        under way, else the seat is free."""
+        seat = data["seat"]
+        self.token_hashes[seat] = None
+        self.away_since[seat] = None
+        self.stand_in[seat] = False
+        if "bot" in data:
+            game = self.game
+            assert game is not None and game.current_deal is not None
+            deal = game.current_deal
+            self.departures.append(
+                {"seat": seat, "player": data["name"], "deal": len(game.deals) - 1,
+                 "bids": len(deal.bids), "play": len(deal.play)}
+            )  # fmt: skip
+            self._seat(seat, data["bot"], data["level"])
+        elif self.status == "open":
+            self._seat(seat, None)
+
+    async def end(self, credential: str | None) -> None:
+        """The host ends a table whose game has not started: nobody may sit down any more.
+
+        :raises TableError: not the host, or the game has started.
+        """
+        if not self.is_host(credential):
+            raise TableError("forbidden", N_("only the host may end this table"))
+        async with self.lock:
+            if self.status != "open":
+                raise TableError(
+                    "started", N_("only a table whose game has not started can be ended")
+                )
+            events = [self._event("ended", {})]
+            with self._changing():
+                self.status = "ended"
+                await self._commit(events, Store.status(self.id, "ended"))
+            self._publish(events)
+        self.stop()
 
     async def give_to_bot(self, seat: int, level: str, credential: str | None) -> None:
         """Give the empty ``seat`` to a bot; the host or a seated player may.
@@ -371,9 +525,10 @@ class Table:
                 levels=", ".join(LEVELS),
             )
         async with self.lock:
+            self._check_open()
             if self.names[seat] is not None:
                 raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
-            name = f"{level} bot"
+            name = bot_name(level, self.names)
             with self._changing():
                 self._seat(seat, name, level)
                 events = [self._event("bot", {"seat": seat, "level": level, "name": name})]
@@ -381,7 +536,7 @@ class Table:
                 await self._commit(events)
             self._publish(events)
 
-    def _seat(self, seat: int, name: str, level: str | None = None) -> None:
+    def _seat(self, seat: int, name: str | None, level: str | None = None) -> None:
         """Sit ``name`` at ``seat``: a person, or a bot of ``level``."""
         self.names[seat], self.bots[seat] = name, level
 
@@ -491,7 +646,30 @@ class Table:
             "pace": self.settings.pace,
             "turn_timer": self.settings.turn_timer,
             "grace": self.settings.grace,
+            "public": self.settings.public,
+            "hand_sizes": list(self.rules.hand_sizes),
             "seats": self._seats(),
+            "rematch": self.rematch,
+            "takebacks": self.takebacks,
+        }
+
+    def lobby_entry(self) -> dict[str, Any]:
+        """The table as the lobby lists it: its rules, who sits where, how far the game is."""
+        game = self.game
+        return {
+            "id": self.id,
+            "status": self.status,
+            "rules": self.rules.name,
+            "options": self.rules.changed_options(),
+            "hand_sizes": list(self.rules.hand_sizes),
+            "level": self.settings.level,
+            "turn_timer": self.settings.turn_timer,
+            "seats": [
+                {"seat": s, "name": name, "bot": level}
+                for s, (name, level) in enumerate(zip(self.names, self.bots, strict=True))
+            ],
+            "deal": None if game is None else game.counted_deals,
+            "scores": None if game is None else list(game.scores),
         }
 
     def _seats(self) -> list[dict[str, Any]]:
@@ -522,7 +700,12 @@ class Table:
         if self.game is None:
             return None
         view = self.game.public_view() if seat is None else self.game.view(seat)
-        return {**protocol.view_json(view), "last_trick": self.last_trick}
+        return {**protocol.view_json(view), **self._table_facts(), "undo": self._undoable(seat)}
+
+    def _table_facts(self) -> dict[str, Any]:
+        """What a view carries beyond the engine's: the last trick of the table, which may be
+        the last deal's (a view holds only its own deal's tricks), and who won it."""
+        return {"last_trick": self.last_trick, "last_winner": self.last_winner}
 
     # ------------------------------------------------------------------ actions
 
@@ -573,22 +756,26 @@ class Table:
         game = self.game
         assert game is not None
         before = len(game.deals)
-        is_bid, taken = self._take(action, seat)
+        is_bid, taken, won_by = self._take(action, seat)
         # The record's spelling ("pass", "3", "TS"), whatever the client wrote ("0", "10s").
         data: dict[str, Any] = {"seat": seat, "action": action_name(taken)}
         if by is not None:
             data["by"] = by
+        if won_by is not None:
+            data["won_by"] = won_by
         events = [self._event("bid" if is_bid else "card", data, key)]
+        self.deal_moves.append((events[0].version, seat, by))
         if game.phase == Phase.OVER:
             self.status = "finished"
         return events + self._deal_events(before)
 
-    def _take(self, action: str, seat: int | None = None) -> tuple[bool, int]:
+    def _take(self, action: str, seat: int | None = None) -> tuple[bool, int, int | None]:
         """Apply ``action``, read as the engine reads it (a bid if spelt as one, B1, else a
-        card, C2), checked to be ``seat``'s if given: whether it was a bid, and the action
-        taken. The engine refuses a bad one, with its rule, before anything changes. A card
-        that completes its trick is kept as the last trick: the view holds only its own deal's
-        tricks, and a page shows the last one after its deal too."""
+        card, C2), checked to be ``seat``'s if given: whether it was a bid, the action taken,
+        and the seat that won the trick if it completed one (P5). The engine refuses a bad
+        one, with its rule, before anything changes. A completed trick is kept as the last
+        trick: the view holds only its own deal's tricks, and a page shows the last one after
+        its deal too."""
         game = self.game
         assert game is not None
         deal, trick, mover = game.current_deal, game.trick, game.to_move
@@ -600,9 +787,88 @@ class Table:
         self.moves += 1
         assert deal is not None and mover is not None
         taken = (deal.bids if is_bid else deal.play)[-1]
+        won_by = None
         if not is_bid and not game.trick:
-            self.last_trick = [[s, card_name(c)] for s, c in [*trick, (mover, taken)]]
-        return is_bid, taken
+            played = [*trick, (mover, taken)]
+            cards = [card for _, card in played]
+            won_by = trick_winner(played[0][0], cards, deal.seats, trump_mask(deal.trump))[0]
+            self.last_trick = [[s, card_name(c)] for s, c in played]
+            self.last_winner = won_by
+        return is_bid, taken, won_by
+
+    # ------------------------------------------------------------------ take-backs
+
+    def _undoable(self, seat: int | None) -> int:
+        """How many actions a take-back by ``seat`` would take back now; 0 when none may be.
+
+        Only at a table where every other seat is a bot: the seat's last bid or card of the
+        deal in play, with the bots' replies after it, while its trick is not complete (for a
+        bid, before the deal's first card)."""
+        game = self.game
+        if seat is None or game is None or self.status != "playing" or self.bots[seat]:
+            return 0
+        if any(self.bots[s] is None for s in range(self.rules.num_players) if s != seat):
+            return 0
+        deal = game.current_deal
+        own = [i for i, (_, s, by) in enumerate(self.deal_moves) if s == seat and by != "claim"]
+        if deal is None or not own:
+            return 0
+        first = own[-1]
+        bids = len(deal.bids)
+        if first < bids:  # a bid: before the first card
+            return len(self.deal_moves) - first if not deal.play else 0
+        in_trick = len(game.trick)  # the last cards played, those of the trick in progress
+        after = len(self.deal_moves) - first
+        return after if after <= in_trick else 0
+
+    async def undo(self, client: Client, message: protocol.Undo) -> None:
+        """Take back ``client``'s last bid or card (see :meth:`_undoable`): one more event in
+        the log, naming the versions it takes back; the game is their replay without them."""
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        key = f"{seat}:{message.id}"
+        async with self.lock:
+            if key in self.applied:
+                client.send(
+                    {"type": "ack", "id": message.id, "version": self.applied[key],
+                     "repeated": True}
+                )  # fmt: skip
+                return
+            count = self._undoable(seat)
+            if not count:
+                raise ProtocolError(
+                    "no_undo",
+                    N_(
+                        "nothing can be taken back now: only your last bid or card, at a table "
+                        "with no other person, before its trick is complete (a bid: before the "
+                        "first card)"
+                    ),
+                )
+            versions = [version for version, _, _ in self.deal_moves[-count:]]
+            event = self._event("takeback", {"seat": seat, "versions": versions}, key)
+            with self._changing():
+                self._take_back(count)
+                await self._commit([event])
+            self._publish([event])
+            client.send({"type": "ack", "id": message.id, "version": event.version})
+
+    def _take_back(self, count: int) -> None:
+        """Take back the last ``count`` actions of the deal in play: the game becomes the
+        replay of its record without them."""
+        assert self.game is not None
+        record = write_record(self.game)
+        deal = record["deals"][-1]
+        bids, play = deal["bids"], deal["play"]
+        keep = len(bids) + len(play) - count
+        deal["bids"], deal["play"] = bids[: min(keep, len(bids))], play[: max(0, keep - len(bids))]
+        rng = self.game.rng
+        self.game = replay(read_record(record))
+        if rng is not None:
+            self.game.attach_rng(rng)
+        del self.deal_moves[-count:]
+        self.takebacks += 1
+        self.moves += 1
 
     def _deal_events(self, before: int) -> list[Event]:
         """The events of the deals dealt since there were ``before``: each as dealt."""
@@ -611,6 +877,7 @@ class Table:
         events = []
         for number in range(before, len(game.deals)):
             events.append(self._event("deal", {"deal": number, **dealt(game.deals[number])}))
+            self.deal_moves = []
         return events
 
     async def claim(self, client: Client, message: protocol.Claim) -> None:
@@ -655,6 +922,77 @@ class Table:
                 await self._commit(events)
             self._publish(events)
             client.send({"type": "ack", "id": message.id, "version": events[0].version})
+
+    # ------------------------------------------------------------------ rematch
+
+    async def offer_rematch(self, client: Client, message: protocol.Rematch) -> None:
+        """Once the game is over, a player offers a rematch, or accepts or declines the one
+        offered; bots accept at once. When every player has accepted, the rematch's table is
+        made (:meth:`rematch_of`) and everyone here is told its id. An offer nobody settles
+        lapses after the table's ``rematch_wait`` seconds."""
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        async with self.lock:
+            if self.status != "finished":
+                raise ProtocolError(
+                    "not_finished", N_("a rematch is offered once the game is over")
+                )
+            offer = self.rematch
+            if offer is None or offer["status"] in ("declined", "expired") or self._lapsed():
+                if not message.accept:
+                    raise ProtocolError("no_rematch", N_("there is no rematch offer to decline"))
+                bots = [s for s, level in enumerate(self.bots) if level is not None]
+                wait = self.settings.rematch_wait
+                until = time.time() + wait
+                offer = {
+                    "status": "open", "by": seat, "accepted": sorted({seat, *bots}),
+                    "declined": None, "until": until, "table": None,
+                }  # fmt: skip
+                asyncio.get_running_loop().call_later(wait, self._later, self._lapse(until))
+            elif offer["status"] == "started":
+                client.send({"type": "ack", "id": message.id, "version": self.version,
+                             "repeated": True})  # fmt: skip
+                return
+            elif message.accept:
+                offer = dict(offer, accepted=sorted({*offer["accepted"], seat}))
+            else:
+                offer = dict(offer, status="declined", declined=seat)
+            if offer["status"] == "open" and len(offer["accepted"]) == len(self.names):
+                rematch = await self.spawn(self)
+                offer = dict(offer, status="started", table=rematch.id)
+            event = self._rematch_event(offer)
+            with self._changing():
+                await self._commit([event])
+            self._publish([event])
+            client.send({"type": "ack", "id": message.id, "version": event.version})
+
+    def _later(self, work: Any) -> None:
+        """Run the coroutine ``work`` as a task the table holds until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _lapsed(self) -> bool:
+        """An open offer whose time ran out while the server was down (its lapse never ran)."""
+        offer = self.rematch
+        return offer is not None and offer["status"] == "open" and time.time() > offer["until"]
+
+    def _rematch_event(self, offer: dict[str, Any]) -> Event:
+        """The event of the rematch's new state ``offer``, which it now is."""
+        self.rematch = offer
+        return self._event("rematch", offer)
+
+    async def _lapse(self, until: float) -> None:
+        """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
+        async with self.lock:
+            offer = self.rematch
+            if offer is None or offer["status"] != "open" or offer["until"] != until:
+                return
+            event = self._rematch_event(dict(offer, status="expired"))
+            with self._changing():
+                await self._commit([event])
+            self._publish([event])
 
     async def say(self, client: Client, text: str) -> None:
         """A chat message from a seated player, kept with the table."""
@@ -701,6 +1039,7 @@ class Table:
                 "players": self.names,
                 "scores": self.game.scores,
                 "winner": self.game.winner,
+                "rated": self.takebacks == 0,  # a game with a take-back is never rated
             }
             rows += Store.status(self.id, "finished", summary)
         await self.store.write(rows)
@@ -716,8 +1055,8 @@ class Table:
         assert stored is not None
         fresh = Table.load(stored, self.store, self.pool)
         for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
-                     "log", "chat", "applied", "moves", "last_trick",
-                     "_finish_stored"):  # fmt: skip
+                     "log", "chat", "applied", "moves", "last_trick", "last_winner", "deal_moves",
+                     "takebacks", "departures", "rematch", "_finish_stored"):  # fmt: skip
             setattr(self, name, getattr(fresh, name))
         if self.game is not None and self.status != "finished":
             self.game.attach_rng(secrets.SystemRandom())
@@ -727,10 +1066,10 @@ class Table:
         each receiver's view — a seat's own, a spectator's public one."""
         if not events:
             return
-        game_changed = any(e.kind not in ("chat", "seat", "bot") for e in events)
+        game_changed = any(e.kind in GAME_KINDS for e in events)
         if game_changed:
             self.turn_started = time.monotonic()
-        table = self.describe() if any(e.kind in ("seat", "bot", "start") for e in events) else None
+        table = self.describe() if any(e.kind in TABLE_KINDS for e in events) else None
         last = len(events) - 1
         for i, event in enumerate(events):
             base = {"type": "event", "version": event.version, "event": event.public()}
@@ -746,7 +1085,8 @@ class Table:
                 if clients:
                     view = public
                     if public is not None and self.game is not None:
-                        view = {**public, **protocol.seat_json(self.game.view(seat))}
+                        own = protocol.seat_json(self.game.view(seat))
+                        view = {**public, **own, "undo": self._undoable(seat)}
                     frame = protocol.dumps({**base, "view": view})
                     for client in clients:
                         client.send(frame)
@@ -841,9 +1181,16 @@ class Table:
         }
 
     def _full_record(self) -> dict[str, Any]:
-        """The game's record with every hand: for the server's own use (and a finished game)."""
+        """The game's record with every hand: for the server's own use (and a finished game).
+        Two members of the server's own, which ``verify`` ignores (docs/record.md): how many
+        take-backs the game as played went through, and who left when."""
         assert self.game is not None
-        return write_record(self.game, players=[name or "" for name in self.names])
+        record = write_record(self.game, players=[name or "" for name in self.names])
+        if self.takebacks:
+            record["takebacks"] = self.takebacks
+        if self.departures:
+            record["left"] = [dict(d) for d in self.departures]
+        return record
 
     def _record(self, seat: int | None) -> dict[str, Any]:
         if self.game is None:
@@ -936,16 +1283,23 @@ class Tables:
         for table_id in self.store.unfinished():
             stored = self.store.load(table_id)
             if stored is not None:
-                table = Table.load(stored, self.store, self.pool)
-                self.tables[table_id] = table
-                await table.resume()
+                self._hold(Table.load(stored, self.store, self.pool))
+                await self.tables[table_id].resume()
         return len(self.tables)
 
     async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
         self.sweep()
         table, secrets_ = await Table.create(settings, self.store, self.pool)
-        self.tables[table.id] = table
+        self._hold(table)
         return table, secrets_
+
+    async def _rematch(self, old: Table) -> Table:
+        return self._hold(await Table.rematch_of(old))
+
+    def _hold(self, table: Table) -> Table:
+        table.spawn = self._rematch
+        self.tables[table.id] = table
+        return table
 
     def get(self, table_id: str) -> Table | None:
         """The table ``table_id`` (a finished one loaded from the store), or ``None``."""
@@ -953,15 +1307,24 @@ class Tables:
         if table is None and len(table_id) <= 16:
             stored = self.store.load(table_id)
             if stored is not None:
-                table = self.tables[table_id] = Table.load(stored, self.store, self.pool)
+                table = self._hold(Table.load(stored, self.store, self.pool))
         return table
 
     def sweep(self) -> None:
         """Let go of the finished tables nobody is connected to: the store keeps them."""
         for table_id, table in list(self.tables.items()):
-            if table.status == "finished" and not any(table._all_clients()):
+            if table.status in ("finished", "ended") and not any(table._all_clients()):
                 table.stop()
                 del self.tables[table_id]
+
+    def lobby(self) -> dict[str, list[dict[str, Any]]]:
+        """The public tables: those waiting for players (oldest first: they have waited
+        longest) and those being played, to watch."""
+        public = [t for t in self.tables.values() if t.settings.public]
+        return {
+            "waiting": [t.lobby_entry() for t in public if t.status == "open"],
+            "playing": [t.lobby_entry() for t in public if t.status == "playing"],
+        }
 
     def finished(self, limit: int = 50) -> list[dict[str, Any]]:
         """The latest finished games, newest first: id, rules, players, scores, winner."""

@@ -1,0 +1,352 @@
+"""A table's life beyond one game, as clients meet it on a real server: who won each trick,
+bots' names, the lobby of public tables, leaving, a host ending a table, rematches and
+take-backs."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from backalley.cards import trump_mask
+from backalley.engine import trick_winner
+from backalley.record import read_record, replay, verify
+from backalley.server.client import Seat, create_table, seat_bot
+from backalley.server.client import request as http
+from backalley.server.protocol import CLOSE_LEFT, CLOSE_UNAUTHORIZED
+from server_support import Server, database
+from test_server import finished_record, new_table, play_randomly, run
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server.start(database("sqlite", tmp_path_factory.mktemp("tables")))
+    yield running
+    running.stop()
+
+
+def join(base: str, table_id: str, name: str) -> tuple[int, Any]:
+    return http(base, "POST", f"/api/tables/{table_id}/join", {"name": name})
+
+
+def events_of(seat: Seat, kind: str) -> list[dict[str, Any]]:
+    events = [m["event"] for m in seat.messages if m["type"] == "event"]
+    return [event for event in events if event["kind"] == kind]
+
+
+def trick_winners(record: dict[str, Any]) -> list[int]:
+    """Every completed trick's winner, worked out from the record by the engine (P5)."""
+    game = replay(read_record(record))
+    winners = []
+    for deal in game.deals:
+        size = len(deal.seats)
+        leader = deal.leader
+        for start in range(0, len(deal.play) - size + 1, size):
+            cards = deal.play[start : start + size]
+            leader = trick_winner(leader, cards, deal.seats, trump_mask(deal.trump))[0]
+            winners.append(leader)
+    return winners
+
+
+def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> None:
+    table, tokens = new_table(server.base, names=1, level="easy")
+    for seat in (1, 2, 3):
+        seat_bot(server.base, table, seat, "easy")
+
+    async def scenario() -> Seat:
+        async with Seat.connect(server.base, table["id"], token=tokens[0]) as me:
+            await play_randomly(me, random.Random(5))
+            return me
+
+    me = run(scenario())
+    record = finished_record(server.base, table["id"])
+    cards = events_of(me, "card")
+    assert [c["won_by"] for c in cards if "won_by" in c] == trick_winners(record)
+    # A card that does not complete its trick names nobody; the view keeps the last winner.
+    assert sum("won_by" in c for c in cards) * 4 == len(cards)
+    assert me.view["last_winner"] == trick_winners(record)[-1]
+
+
+def test_bots_are_named_for_their_level_and_no_two_alike(server: Server) -> None:
+    table, _ = new_table(server.base, names=1)
+    for seat in (1, 2, 3):
+        seat_bot(server.base, table, seat, "hard")
+    _, described = http(server.base, "GET", f"/api/tables/{table['id']}")
+    names = [s["name"] for s in described["seats"]]
+    assert names == ["P0", "Vera", "Hugo", "Iris"]
+    _, about = http(server.base, "GET", "/api")
+    assert names[1:] == about["bot_names"]["hard"][:3]
+
+
+def test_a_public_table_waits_in_the_lobby_and_is_joined_from_it(server: Server) -> None:
+    public = create_table(server.base, {"hand_sizes": [1], "public": True, "pace": 0})
+    private = create_table(server.base, {"hand_sizes": [1], "pace": 0})
+    _, lobby = http(server.base, "GET", "/api/lobby")
+    waiting = {t["id"]: t for t in lobby["waiting"]}
+    assert public["id"] in waiting and private["id"] not in waiting
+    assert waiting[public["id"]]["rules"] == "standard"
+    assert waiting[public["id"]]["hand_sizes"] == [1]
+    # The first free seat, each time; a private table is joined by its invites only.
+    seats = [join(server.base, public["id"], name) for name in ("Ana", "Bo")]
+    assert [(status, answer["seat"]) for status, answer in seats] == [(201, 0), (201, 1)]
+    status, refused = join(server.base, private["id"], "Cy")
+    assert status == 403 and refused["code"] == "forbidden"
+    _, lobby = http(server.base, "GET", "/api/lobby")
+    entry = next(t for t in lobby["waiting"] if t["id"] == public["id"])
+    assert [s["name"] for s in entry["seats"]] == ["Ana", "Bo", None, None]
+    for seat in (2, 3):
+        seat_bot(server.base, public, seat, "easy")
+    _, lobby = http(server.base, "GET", "/api/lobby")
+    assert public["id"] in [t["id"] for t in lobby["playing"]]
+    assert public["id"] not in [t["id"] for t in lobby["waiting"]]
+    status, full = join(server.base, public["id"], "Di")
+    assert status == 409 and full["code"] == "seat_taken"
+
+    async def watch(table_id: str) -> dict[str, Any]:
+        async with Seat.connect(server.base, table_id, watch="") as spectator:
+            return await spectator.recv()
+
+    assert run(watch(public["id"]))["type"] == "state"  # anyone may watch a public table
+    with pytest.raises(ConnectionClosed) as closed:
+        run(watch(private["id"]))
+    assert closed.value.rcvd.code == CLOSE_UNAUTHORIZED
+
+
+def test_a_player_who_leaves_is_replaced_by_a_bot_and_the_record_says_when(
+    server: Server,
+) -> None:
+    table, tokens = new_table(server.base, names=2, level="easy", hand_sizes=[2, 1])
+    for seat in (2, 3):
+        seat_bot(server.base, table, seat, "easy")
+
+    async def scenario() -> tuple[Seat, int]:
+        async with (
+            Seat.connect(server.base, table["id"], token=tokens[0]) as ana,
+            Seat.connect(server.base, table["id"], token=tokens[1]) as bo,
+        ):
+            await bo.until(lambda s: s.view is not None)  # the game has started
+            status, _ = await asyncio.to_thread(
+                http, server.base, "POST", f"/api/tables/{table['id']}/leave", {}, tokens[1]
+            )
+            with pytest.raises(ConnectionClosed) as closed:
+                await bo.until(lambda s: False)
+            assert closed.value.rcvd.code == CLOSE_LEFT
+            await play_randomly(ana, random.Random(2))
+            return ana, status
+
+    ana, status = run(scenario())
+    assert status == 200
+    left = events_of(ana, "left")
+    assert len(left) == 1 and left[0]["seat"] == 1 and left[0]["name"] == "P1"
+    assert ana.table["seats"][1]["bot"] == "easy"
+    assert ana.table["seats"][1]["name"] == left[0]["bot"]
+    record = finished_record(server.base, table["id"])
+    assert verify(record).exit_code == 0  # the extension member is ignored by verify
+    [departure] = record["left"]
+    assert departure["seat"] == 1 and departure["player"] == "P1"
+    assert record["players"][1] == left[0]["bot"]
+    # Bo's token no longer opens the table.
+    status, _ = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=tokens[1])
+    assert status == 403
+
+
+def test_leaving_before_the_game_frees_the_seat(server: Server) -> None:
+    table, tokens = new_table(server.base, names=2)
+    status, _ = http(server.base, "POST", f"/api/tables/{table['id']}/leave", {}, tokens[1])
+    assert status == 200
+    _, described = http(server.base, "GET", f"/api/tables/{table['id']}")
+    assert [s["name"] for s in described["seats"]] == ["P0", None, None, None]
+
+
+def test_the_host_ends_a_table_whose_game_has_not_started(server: Server) -> None:
+    table, tokens = new_table(server.base, names=1)
+    path = f"/api/tables/{table['id']}/end"
+    status, refused = http(server.base, "POST", path, {}, tokens[0])
+    assert status == 403  # a seat's token is not the host's
+    status, answer = http(server.base, "POST", path, {}, table["host"])
+    assert status == 200 and answer["table"]["status"] == "ended"
+    invite = table["invites"][1]["invite"]
+    status, refused = http(
+        server.base, "POST", f"/api/tables/{table['id']}/seats/1", {"invite": invite, "name": "X"}
+    )
+    assert status == 409 and refused["code"] == "ended"
+    started, _ = new_table(server.base)
+    status, refused = http(server.base, "POST", f"/api/tables/{started['id']}/end", {},
+                           started["host"])  # fmt: skip
+    assert status == 409 and refused["code"] == "started"
+
+
+def finish_with_two_people(base: str, **settings: Any) -> tuple[dict[str, Any], list[str]]:
+    """A one-deal game of two people (seats 0 and 1) and two bots, played to its end."""
+    table, tokens = new_table(base, names=2, level="easy", hand_sizes=[1], **settings)
+    for seat in (2, 3):
+        seat_bot(base, table, seat, "easy")
+
+    async def both() -> None:
+        async def one(seat: int) -> None:
+            async with Seat.connect(base, table["id"], token=tokens[seat]) as client:
+                await play_randomly(client, random.Random(seat))
+
+        await asyncio.gather(one(0), one(1))
+
+    run(both())
+    return table, tokens
+
+
+async def rematch(seat: Seat, accept: bool = True) -> dict[str, Any]:
+    """Offer or accept (or decline) a rematch: the rematch as the table then says, or the
+    error."""
+    id = seat._new_id()
+    await seat.send({"type": "rematch", "id": id, "accept": accept})
+    answer = await seat.reply(id)
+    return answer if answer["type"] == "error" else dict(seat.table["rematch"])
+
+
+def test_a_rematch_accepted_by_both_people_starts_a_new_game_in_the_same_seats(
+    server: Server,
+) -> None:
+    table, tokens = finish_with_two_people(server.base)
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with (
+            Seat.connect(server.base, table["id"], token=tokens[0]) as ana,
+            Seat.connect(server.base, table["id"], token=tokens[1]) as bo,
+        ):
+            await bo.until(lambda s: s.view is not None)
+            offered = await rematch(ana)
+            await bo.until(lambda s: s.table["rematch"] is not None)
+            seen_by_bo = bo.table["rematch"]
+            started = await rematch(bo)
+            return offered, seen_by_bo, started
+
+    offered, seen_by_bo, started = run(scenario())
+    assert offered["status"] == "open" and offered["by"] == 0
+    assert offered["accepted"] == [0, 2, 3]  # the bots accept at once
+    assert seen_by_bo["status"] == "open"
+    assert started["status"] == "started" and started["table"] != table["id"]
+    _, new = http(server.base, "GET", f"/api/tables/{started['table']}")
+    _, old = http(server.base, "GET", f"/api/tables/{table['id']}")
+    assert new["status"] == "playing"
+    assert [(s["name"], s["bot"]) for s in new["seats"]] == [
+        (s["name"], s["bot"]) for s in old["seats"]
+    ]
+
+    async def seat_of(token: str) -> int:
+        async with Seat.connect(server.base, started["table"], token=token) as client:
+            await client.until(lambda s: s.view is not None)
+            return int(client.seat)
+
+    assert [run(seat_of(t)) for t in tokens] == [0, 1]  # the same tokens, the same seats
+    record = http(server.base, "GET", f"/api/tables/{started['table']}/record", token=tokens[0])[1]
+    before = finished_record(server.base, table["id"])
+    assert record["players"] == before["players"]
+    assert len(record["deals"]) == 1 and record["deals"][0]["play"] == []  # its own record
+
+
+def test_a_rematch_declined_or_not_answered_in_time_starts_nothing(server: Server) -> None:
+    table, tokens = finish_with_two_people(server.base, rematch_wait=1)
+
+    async def scenario() -> tuple[dict[str, Any], ...]:
+        async with (
+            Seat.connect(server.base, table["id"], token=tokens[0]) as ana,
+            Seat.connect(server.base, table["id"], token=tokens[1]) as bo,
+        ):
+            await bo.until(lambda s: s.view is not None)
+            await rematch(ana)
+            declined = await rematch(bo, accept=False)
+            offered = await rematch(ana)  # offered again, and left unanswered
+            await ana.until(lambda s: s.table["rematch"]["status"] != "open")
+            nothing = await rematch(bo, accept=False)
+            return declined, offered, ana.table["rematch"], nothing
+
+    declined, offered, lapsed, nothing = run(scenario())
+    assert declined["status"] == "declined" and declined["declined"] == 1
+    assert offered["status"] == "open"
+    assert lapsed["status"] == "expired" and lapsed["table"] is None
+    assert nothing["type"] == "error" and nothing["code"] == "no_rematch"
+
+
+# ---------------------------------------------------------------------- take-backs
+
+
+def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
+    tmp_path: Path,
+) -> None:
+    server = Server.start(database("sqlite", tmp_path))
+    try:
+        table, tokens = new_table(server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3])
+        for seat in (1, 2, 3):
+            seat_bot(server.base, table, seat, "easy")
+        rng = random.Random(7)
+
+        def moves_after(seat: Seat, version: int) -> list[dict[str, Any]]:
+            later = [m["event"] for m in seat.messages
+                     if m["type"] == "event" and m["version"] > version]  # fmt: skip
+            return [event for event in later if event["kind"] in ("bid", "card")]
+
+        async def take_back() -> tuple[dict[str, Any], int, int, dict[str, Any], dict[str, Any]]:
+            async with Seat.connect(server.base, table["id"], token=tokens[0]) as me:
+                while True:  # until a bot has replied to one of our actions, still in its trick
+                    await me.until(lambda s: s.my_turn)
+                    before = me.view
+                    answer = await me.reply(await me.act(rng.choice(before["legal"])))
+                    mine = answer["version"]
+                    assert me.view["undo"]  # our own action, at once
+                    await me.until(lambda s, mine=mine: bool(moves_after(s, mine)))
+                    if me.view["undo"]:
+                        break
+                replies = len(moves_after(me, mine))
+                await me.send({"type": "undo", "id": me._new_id()})
+                await me.until(lambda s: bool(events_of(s, "takeback")))
+                [event] = events_of(me, "takeback")
+                return before, mine, replies, event, me.view
+
+        before, mine, replies, event, after = run(take_back())
+        assert event["seat"] == 0
+        assert event["versions"] == list(range(mine, mine + 1 + replies))
+        for field in ("hand", "legal", "bids", "trick", "to_move", "tricks_won"):
+            assert after[field] == before[field], field
+        server.stop()
+        server = Server.start(server.url)  # the take-back survives a restart
+
+        async def finish() -> None:
+            async with Seat.connect(server.base, table["id"], token=tokens[0]) as again:
+                await again.until(lambda s: s.view is not None)
+                assert again.view["hand"] == after["hand"] or again.view["to_move"] != 0
+                await play_randomly(again, rng)
+
+        run(finish())
+        record = finished_record(server.base, table["id"])
+        assert verify(record).exit_code == 0 and record["takebacks"] == 1
+        _, games = http(server.base, "GET", "/api/games")
+        entry = next(g for g in games["games"] if g["id"] == table["id"])
+        assert entry["rated"] is False
+    finally:
+        server.stop()
+
+
+def test_nothing_can_be_taken_back_at_a_table_with_another_person(server: Server) -> None:
+    table, tokens = new_table(server.base, names=2, level="easy", pace=2)
+    for seat in (2, 3):
+        seat_bot(server.base, table, seat, "easy")
+
+    async def scenario() -> tuple[bool, dict[str, Any]]:
+        async with (
+            Seat.connect(server.base, table["id"], token=tokens[0]) as ana,
+            Seat.connect(server.base, table["id"], token=tokens[1]) as bo,
+        ):
+            rng = random.Random(3)
+            await asyncio.gather(play_randomly(ana, rng, stop=1), play_randomly(bo, rng, stop=1))
+            offered = bool(ana.view["undo"])
+            id = ana._new_id()
+            await ana.send({"type": "undo", "id": id})
+            return offered, await ana.reply(id)
+
+    offered, refused = run(scenario())
+    assert not offered
+    assert refused["type"] == "error" and refused["code"] == "no_undo"
