@@ -8,11 +8,13 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from backalley.record import verify
+from backalley.tui.session import Session, hand_order
+from backalley.view import SeatView
 
 PROGRAM = Path(sys.executable).with_name("backalley")
 
@@ -44,6 +46,17 @@ def tmux_session(
         yield name
     finally:
         tmux_do(env, "kill-session", "-t", name)
+
+
+def wait_for(env: dict[str, str], name: str, text: str) -> str:
+    """The screen of session ``name`` once it shows ``text`` (the first run on a machine
+    compiles the solver first: up to two minutes)."""
+    for _ in range(600):
+        time.sleep(0.2)
+        screen = tmux_do(env, "capture-pane", "-p", "-t", name)
+        if text in screen:
+            return screen
+    raise AssertionError(f"{text!r} never appeared")
 
 
 def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
@@ -86,27 +99,83 @@ def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
 def test_ctrl_c_and_a_closed_terminal_leave_a_resumable_save(tmp_path):
     save = tmp_path / "game.json"
     env = terminal_env()
-
-    def wait_for(name: str, text: str) -> str:
-        for _ in range(600):
-            time.sleep(0.2)
-            screen = tmux_do(env, "capture-pane", "-p", "-t", name)
-            if text in screen:
-                return screen
-        raise AssertionError(f"{text!r} never appeared")
-
     start = f"{PROGRAM} play --partner easy --opponents easy --seed 4 --pace 0 --save {save}"
     with tmux_session(f"backalley-c-{os.getpid()}", start + "; sleep 30", env) as name:
-        wait_for(name, "Your")
+        wait_for(env, name, "Your")
         tmux_do(env, "send-keys", "-t", name, "C-c")
-        screen = wait_for(name, "The game is saved in")
+        screen = wait_for(env, name, "The game is saved in")
         assert "Traceback" not in screen
     first = json.loads(save.read_text())
     assert verify(first).exit_code == 0
     resume = f"{PROGRAM} play --resume {save} --pace 0"
     with tmux_session(f"backalley-h-{os.getpid()}", resume, env) as name:
-        wait_for(name, "Your")
+        wait_for(env, name, "Your")
     # the terminal closed with the game open
     time.sleep(0.5)
     again = json.loads(save.read_text())
     assert verify(again).exit_code == 0 and again["deals"][0] == first["deals"][0]
+
+
+def one_deal(save: Path, seed: int) -> str:
+    """A game of one 3-card deal against easy bots, saved in ``save``, in tmux."""
+    return (
+        f"{PROGRAM} play --option hand_sizes=3 --partner easy --opponents easy --seed {seed} "
+        f"--pace 0 --save {save}"
+    )
+
+
+def saved_view(save: Path, until: Callable[[SeatView], bool]) -> SeatView:
+    """Seat 0's view of the game saved in ``save``, once ``until`` holds of it."""
+    for _ in range(100):
+        view = Session.resume(save).game.view(0)
+        if until(view):
+            return view
+        time.sleep(0.1)
+    raise AssertionError("the save never showed it")
+
+
+def test_right_right_enter_bids_two_in_tmux(tmp_path):
+    save = tmp_path / "game.json"
+    env = terminal_env()
+    with tmux_session(f"backalley-b-{os.getpid()}", one_deal(save, 2), env) as name:
+        screen = wait_for(env, name, "Your bid")
+        bids = next(line.split() for line in screen.splitlines() if "pass" in line)
+        assert bids == ["pass", "1", "2", "board"]
+        tmux_do(env, "send-keys", "-t", name, "Right", "Right", "Enter")  # one burst of input
+        view = saved_view(save, lambda view: 0 in dict(view.bids))
+    assert str(dict(view.bids)[0]) == "2"
+
+
+def test_right_then_enter_plays_the_next_legal_card_in_tmux(tmp_path):
+    save = tmp_path / "game.json"
+    env = terminal_env()
+    with tmux_session(f"backalley-p-{os.getpid()}", one_deal(save, 3), env) as name:
+        wait_for(env, name, "Your bid")
+        tmux_do(env, "send-keys", "-t", name, "p")
+        wait_for(env, name, "Your card")
+        view = Session.resume(save).game.view(0)
+        legal = [c for c in hand_order(list(view.hand), view.trump) if c in view.legal_actions]
+        assert len(legal) == 3  # this seed's first card: any of the three
+        tmux_do(env, "send-keys", "-t", name, "Right", "Enter")
+        after = saved_view(save, lambda later: len(later.hand) < len(view.hand))
+    assert after.hand == view.hand & ~(1 << legal[1])  # the second card went
+
+
+def test_play_again_offers_the_game_left_unfinished_in_tmux(tmp_path):
+    env = terminal_env()
+    save = tmp_path / "data" / "backalley" / "current-game.json"  # the user's data folder
+    play = f"env XDG_DATA_HOME={tmp_path / 'data'} {PROGRAM} play --pace 0"  # a running
+    # tmux server gives a new session its own environment, not this one's: hence env
+    start = f"{play} --option hand_sizes=3,2 --seed 5; sleep 30"
+    with tmux_session(f"backalley-r-{os.getpid()}", start, env) as name:
+        wait_for(env, name, "Your")
+        tmux_do(env, "send-keys", "-t", name, "Escape")
+        wait_for(env, name, "The game is saved in")
+    position = Session.resume(save).game.view(0)
+    with tmux_session(f"backalley-s-{os.getpid()}", play, env) as name:
+        screen = wait_for(env, name, "Resume the game saved")
+        assert "standard · hand sizes 3, 2 · deal 1 of 2, 3 cards" in screen
+        assert "Start a new game" in screen
+        tmux_do(env, "send-keys", "-t", name, "Enter")
+        wait_for(env, name, "Your")
+        assert Session.resume(save).game.view(0).hand == position.hand  # the same deal

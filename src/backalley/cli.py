@@ -23,7 +23,7 @@ from backalley import __version__
 from backalley.cards import N_
 from backalley.i18n import LANGUAGES, _, explain, side_name, use_language
 from backalley.record import dumps, verify
-from backalley.rules import OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
+from backalley.rules import GAME_LENGTHS, OPTIONS, PRESETS, RulesError, Ruleset, parse_option_value
 from backalley.simulation import Stats, simulate
 
 
@@ -145,11 +145,20 @@ def build_parser() -> argparse.ArgumentParser:
         help=_("play a game in the terminal, you and the bots"),
         description=_(
             "A full-screen game: you and three bots (two under classic3). Without options it "
-            "asks for the rules, a short or full game and the bots' levels. The game is saved "
-            "after every action; --resume goes on with a saved game."
+            "asks for the rules, a short, longer or full game and the bots' levels, and first "
+            "offers to resume an unfinished saved game. The game is saved after every action, "
+            "and a new game keeps the saved ones; --resume goes on with a saved game."
         ),
     )
     _add_rules_arguments(table, asked=True)
+    table.add_argument(
+        "--length",
+        choices=GAME_LENGTHS,
+        help=_(
+            "short (3, 2 and 1 cards), longer (up to 7 cards) or full (the preset's); in short "
+            "and longer, after 3 all-pass redeals in a row an all-pass deal is played (D7)"
+        ),
+    )
     table.add_argument(
         "--seat", type=_integer, default=0, help=_with_default(_("the seat you take"))
     )
@@ -724,6 +733,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from backalley.bots import LEVELS
     from backalley.record import RecordError, ReplayError
     from backalley.tui.app import run_play
+    from backalley.tui.saves import keep
     from backalley.tui.session import Session, default_save
 
     save = args.save or default_save()
@@ -735,6 +745,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 )
             )
     session = None
+    new_game: dict[str, Any] = {"seat": args.seat, "seed": args.seed, "save_path": save}
     if args.resume is not None:
         try:
             session = Session.resume(args.resume, save_path=args.save)
@@ -742,29 +753,41 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise UsageError(_cannot_read(args.resume, error)) from None
         except (RecordError, ReplayError) as error:
             raise UsageError(_invalid_record(error)) from None
-    elif args.rules or args.option or args.partner or args.opponents:
-        rules = ruleset_from_args(args.rules or "standard", args.option)
+        if args.save is not None and args.save.resolve() != args.resume.resolve():
+            keep(args.save)  # another game saved there is kept, never written over
+    elif args.rules or args.option or args.partner or args.opponents or args.length:
+        rules = _play_rules(args)
         if not 0 <= args.seat < rules.num_players:
             raise UsageError(_("there is no seat {seat}").format(seat=args.seat))
-        session = Session.new(
-            rules,
-            seat=args.seat,
-            partner=args.partner or "medium",
-            opponents=args.opponents or "medium",
-            seed=args.seed,
-            save_path=save,
-        )
+        new_game["rules"] = rules
+        new_game["partner"] = args.partner or "medium"
+        new_game["opponents"] = args.opponents or "medium"
     prepare_solver()  # the review after each deal, hints and the strong bots solve deals
-    new_game = {"seat": args.seat, "seed": args.seed, "save_path": save}
-    run_play(session, new_game, args.pace)
-    saved = save if session is None or session.save_path is None else session.save_path
-    with contextlib.suppress(OSError):  # the terminal may be gone
-        print(
-            _("The game is saved in {file}; backalley play --resume {file} goes on.").format(
-                file=saved
+    played = run_play(session, new_game, args.pace)
+    if played is not None and played.save_path is not None:
+        with contextlib.suppress(OSError):  # the terminal may be gone
+            print(
+                _("The game is saved in {file}; backalley play --resume {file} goes on.").format(
+                    file=played.save_path
+                )
             )
-        )
     return 0
+
+
+def _play_rules(args: argparse.Namespace) -> Ruleset:
+    """The rules of the game the command line chose: the preset, its ``--length`` (short and
+    longer stop redealing all-pass deals, D7) and the ``--option`` overrides on top."""
+    from backalley.tui.session import game_rules
+
+    preset = args.rules or "standard"
+    chosen = ruleset_from_args(preset, args.option)  # the preset and options checked
+    if args.length is None:
+        return chosen
+    given = {item.partition("=")[0].strip() for item in args.option}
+    if "hand_sizes" in given:
+        raise UsageError(_("--length and --option hand_sizes both set the hand sizes: give one"))
+    options = {key: value for key, value in chosen.options().items() if key in given}
+    return game_rules(preset, args.length, options)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

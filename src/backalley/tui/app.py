@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -17,21 +18,33 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, DataTable, Footer, Label, Select, Static
+from textual.widgets import Button, DataTable, Footer, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
 
 from backalley.analysis import claim, hint, review
 from backalley.cards import RANKS, SUIT_SYMBOLS, Card
 from backalley.engine import IllegalAction
 from backalley.i18n import _, explain, ngettext, trump_name
-from backalley.rules import BOARD, PASS, PRESETS, Bid, DealKind, Phase, Ruleset, next_seat
-from backalley.tui.session import LEVELS, Session, hand_order
+from backalley.rules import (
+    BOARD,
+    GAME_LENGTHS,
+    PASS,
+    PRESETS,
+    Bid,
+    DealKind,
+    Phase,
+    Ruleset,
+    game_length,
+    next_seat,
+)
+from backalley.tui.announce import announcements
+from backalley.tui.saves import KEEP, SavedGame, keep, unfinished_saves
+from backalley.tui.session import LEVELS, Session, game_rules, hand_order, length_of
+from backalley.view import SeatView
 
 MIN_SIZE = (80, 24)
-
-#: Hand sizes of a short game, by preset (D2 halved: up to 7 cards).
-SHORT = {
-    preset: [size for size in Ruleset.preset(preset).hand_sizes if size <= 7] for preset in PRESETS
-}
+#: Lines of the table's log on screen (the newest last).
+LOG_LINES = 5
 
 
 def card_text(card: int) -> Text:
@@ -62,6 +75,83 @@ def place_of(session: Session, seat: int) -> str:
     return names[offset]
 
 
+def side_label(session: Session, side: int) -> str:
+    """A side as the score sheet heads it: ``us`` and ``them``, or a seat alone (classic3)."""
+    seats = session.game.rules.seats_of(side)
+    if len(seats) == 1:
+        return _("You") if seats[0] == session.seat else place_of(session, seats[0])
+    return _("us") if session.seat in seats else _("them")
+
+
+def length_label(preset: str, length: str) -> str:
+    """A length of game as the start screen offers it, saying what it is (D2)."""
+    if length == "short":
+        return _("short game (3, 2 and 1 cards)")
+    sizes = game_length(preset, length) or Ruleset.preset(preset).hand_sizes
+    deals, cards = len(sizes), max(sizes)
+    if length == "longer":
+        said = ngettext(
+            "longer game (up to {cards} cards, {deals} deal)",
+            "longer game (up to {cards} cards, {deals} deals)",
+            deals,
+        )
+    else:
+        said = ngettext(
+            "full game (up to {cards} cards, {deals} deal)",
+            "full game (up to {cards} cards, {deals} deals)",
+            deals,
+        )
+    return said.format(cards=cards, deals=deals)
+
+
+def rules_label(rules: Ruleset) -> str:
+    """``standard · short game (3, 2 and 1 cards)``: the preset and the length of a game."""
+    length = length_of(rules)
+    if length is None:
+        sizes = ", ".join(map(str, rules.hand_sizes))
+        return _("{rules} · hand sizes {sizes}").format(rules=rules.name, sizes=sizes)
+    return f"{rules.name} · {length_label(rules.name, length)}"
+
+
+def all_pass_note(rules: Ruleset) -> str:
+    """What a deal in which everyone passes comes to under ``rules`` (D7), in a few words."""
+    if rules.all_pass == "play":
+        return _("If everyone passes, the deal is played with no contract (D7).")
+    limit = rules.all_pass_limit
+    if limit is None:
+        return _("If everyone passes, the deal is dealt again (D7).")
+    return ngettext(
+        "If everyone passes, the deal is dealt again; once that has happened {limit} time "
+        "in a row, it is played with no contract (D7).",
+        "If everyone passes, the deal is dealt again; once that has happened {limit} times "
+        "in a row, it is played with no contract (D7).",
+        limit,
+    ).format(limit=limit)
+
+
+def saved_game_text(saved: SavedGame) -> Text:
+    """A saved game as the start offers it: when it was saved, its rules and length, the deal
+    reached and the scores."""
+    session = saved.session
+    view = session.game.view(session.seat)
+    when = datetime.fromtimestamp(saved.saved_at).strftime("%Y-%m-%d %H:%M")
+    text = Text(_("Resume the game saved {when}").format(when=when), style="bold")
+    total = len(view.rules.hand_sizes)
+    done = sum(1 for deal in view.history if deal.points is not None)
+    reached = ngettext(
+        "deal {number} of {total}, {cards} card",
+        "deal {number} of {total}, {cards} cards",
+        view.hand_size,
+    ).format(number=min(done + 1, total), total=total, cards=view.hand_size)
+    text.append(f"\n{rules_label(view.rules)} · {reached}")
+    scores = " · ".join(
+        f"{side_label(session, side)} {score}" for side, score in enumerate(view.scores)
+    )
+    text.append(f"\n{scores}")
+    text.append(f"  {saved.path.name}", style="dim")
+    return text
+
+
 class CardButton(Button):
     """A card of the person's hand: pressed (or clicked) to play it."""
 
@@ -79,20 +169,23 @@ class BidButton(Button):
 
 
 class StartScreen(Screen[dict[str, Any]]):
-    """The preset, a short or full game, and the bots' levels."""
+    """The preset, the length of game, and the bots' levels."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", _("Quit"))]
 
     def choices(self) -> list[tuple[str, str, list[tuple[str, str]], str]]:
         """Each choice: its id, its label, its options (shown, value) and the default."""
         levels = [(_(level), level) for level in LEVELS]
-        length = [(_("short game (up to 7 cards)"), "short"), (_("full game"), "full")]
         return [
             ("preset", _("Rules"), [(name, name) for name in PRESETS], "standard"),
-            ("length", _("Length"), length, "short"),
+            ("length", _("Length"), self.lengths("standard"), "short"),
             ("partner", _("Your partner"), levels, "medium"),
             ("opponents", _("Your opponents"), levels, "medium"),
         ]
+
+    @staticmethod
+    def lengths(preset: str) -> list[tuple[str, str]]:
+        return [(length_label(preset, length), length) for length in GAME_LENGTHS]
 
     def compose(self) -> ComposeResult:
         yield Static(_("Back Alley"), id="title")
@@ -100,17 +193,75 @@ class StartScreen(Screen[dict[str, Any]]):
             for choice, label, options, default in self.choices():
                 yield Label(label)
                 yield Select(options, value=default, allow_blank=False, id=choice)
+                if choice == "length":
+                    yield Static(id="length-note")
             yield Button(_("Start"), id="start", variant="primary")
         yield Footer()
 
+    def on_mount(self) -> None:
+        self.show_note()
+
+    def chosen(self) -> dict[str, Any]:
+        return {
+            choice: self.query_one(f"#{choice}", Select).value for choice, *_r in self.choices()
+        }
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """A new preset relabels the lengths (their deals differ); either redoes the note."""
+        if event.select.id == "preset":
+            length = self.query_one("#length", Select)
+            kept = length.value
+            length.set_options(self.lengths(str(event.value)))
+            length.value = kept
+        self.show_note()
+
+    def show_note(self) -> None:
+        """What a deal in which everyone passes comes to, in the game about to start (D7)."""
+        chosen = self.chosen()
+        rules = game_rules(str(chosen["preset"]), str(chosen["length"]))
+        self.query_one("#length-note", Static).update(all_pass_note(rules))
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "start":
-            self.dismiss(
-                {
-                    choice: self.query_one(f"#{choice}", Select).value
-                    for choice, *_rest in self.choices()
-                }
-            )
+            self.dismiss(self.chosen())
+
+
+class SavedGamesScreen(Screen[SavedGame | None]):
+    """First, when games are saved unfinished: resume one, or start a new game (which keeps
+    them: a new game never writes over a save). Dismissed with the game to resume, or
+    ``None`` for a new one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.quit", _("Quit"))]
+
+    def __init__(self, saved: list[SavedGame]) -> None:
+        super().__init__()
+        self.saved = saved
+
+    def compose(self) -> ComposeResult:
+        yield Static(_("Back Alley"), id="title")
+        heading = ngettext(
+            "A game you have not finished is saved:",
+            "Games you have not finished are saved:",
+            len(self.saved),
+        )
+        new = Text(_("Start a new game"), style="bold")
+        kept = _("the saved games are kept ({keep} at most): resume them here later")
+        new.append("\n" + kept.format(keep=KEEP), style="dim")
+        options: list[Option | None] = []
+        for number, saved in enumerate(self.saved):
+            options += [Option(saved_game_text(saved), id=f"saved-{number}"), None]
+        options.append(Option(new, id="new"))
+        with Center(), Vertical(id="saved"):
+            yield Label(heading)
+            yield OptionList(*options, id="saved-games")
+        yield Footer()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        chosen = event.option.id or ""
+        if chosen.startswith("saved-"):
+            self.dismiss(self.saved[int(chosen.removeprefix("saved-"))])
+        else:
+            self.dismiss(None)
 
 
 class DealReviewScreen(ModalScreen[None]):
@@ -140,8 +291,12 @@ class TableScreen(Screen[None]):
         Binding("question_mark", "hint", _("Hint")),
         Binding("v", "last_trick", _("Last trick")),
         Binding("exclamation_mark", "claim", _("Claim the rest")),
-        Binding("left", "focus_previous", _("Previous"), show=False),
-        Binding("right", "focus_next", _("Next"), show=False),
+        # Actions of this screen, which has no "focus_next" (only the app has): bound to that
+        # name, the arrows found no action and Textual dropped them without a word.
+        Binding("left", "move_focus('previous')", _("Previous"), show=False),
+        Binding("right", "move_focus('next')", _("Next"), show=False),
+        Binding("home", "move_focus('first')", _("First"), show=False),
+        Binding("end", "move_focus('last')", _("Last"), show=False),
         Binding("escape,ctrl+q", "app.quit", _("Save and quit")),
     ]
 
@@ -154,6 +309,7 @@ class TableScreen(Screen[None]):
         self.show_last = False
         self.deals_seen = len(session.game.deals)
         self.sheet_rows = -1  #: scored deals on the score sheet (-1: not drawn yet)
+        self.news: list[str] = []  #: what happened at the table, oldest first
 
     def compose(self) -> ComposeResult:
         yield Static(id="info")
@@ -165,9 +321,11 @@ class TableScreen(Screen[None]):
                     yield Static(id="trick")
                     yield Static(id="seat-east", classes="seat")
                 yield Static(id="seat-south", classes="seat")
-                yield Horizontal(id="hand")
-                yield Horizontal(id="bids")
-            yield DataTable(id="sheet", zebra_stripes=True, cursor_type="none")
+            with Vertical(id="side"):
+                yield DataTable(id="sheet", zebra_stripes=True, cursor_type="none")
+                yield Static(id="log")
+        yield Horizontal(id="hand")
+        yield Horizontal(id="bids")
         yield Static(id="status")
         yield Footer()
 
@@ -175,9 +333,20 @@ class TableScreen(Screen[None]):
         self.app.call_later(self.app.check_size)  # type: ignore[attr-defined]
 
     def on_mount(self) -> None:
+        # The sheet only shows: focused, it would take the arrows for a cursor it hides.
+        self.query_one("#sheet", DataTable).can_focus = False
         self.build_sheet()
+        self.add_to_log(announcements(None, self.view(), None, self.name_of))
         self.refresh_table()
         self.next_turn()
+
+    def view(self) -> SeatView:
+        """The person's view: all the table shows comes from it."""
+        return self.session.game.view(self.session.seat)
+
+    def name_of(self, seat: int) -> str:
+        """A seat as the table names it, for the log."""
+        return seat_label(self.session, seat)
 
     # ---------------------------------------------------------------- showing
 
@@ -195,6 +364,7 @@ class TableScreen(Screen[None]):
         if n == 3:
             self.query_one("#seat-north", Static).update("")
         self.query_one("#trick", Static).update(self.trick_text(view))
+        self.show_log()
         self.show_status()
         self.build_actions(view)
         self.fill_sheet()
@@ -249,10 +419,11 @@ class TableScreen(Screen[None]):
         if view.leader is not None and view.deal_kind is not None:
             for side, contract in enumerate(view.contracts):
                 shown = "–" if contract is None else str(contract)
-                names = "/".join(seat_label(self.session, s) for s in view.rules.seats_of(side))
                 text.append(
                     _("{names}: contract {contract}, took {taken}").format(
-                        names=names, contract=shown, taken=view.tricks_won[side]
+                        names=side_label(self.session, side),
+                        contract=shown,
+                        taken=view.tricks_won[side],
                     )
                     + "\n"
                 )
@@ -265,10 +436,24 @@ class TableScreen(Screen[None]):
                 text.append_text(card_text(card))
                 text.append("  ")
                 seat = next_seat(seat, view.seats_in_deal)
+        text.rstrip()  # no blank line at the foot of the box
         return text
 
     def show_status(self) -> None:
         self.query_one("#status", Static).update(self.status_text())
+
+    def add_to_log(self, lines: list[str]) -> None:
+        """Keep ``lines`` in the log (its last fifty lines: the screen shows the last few)."""
+        self.news = [*self.news, *lines][-50:]
+
+    def show_log(self) -> None:
+        """The last lines of the log, the newest at the bottom and in bold."""
+        text = Text()
+        shown = self.news[-LOG_LINES:]
+        for number, line in enumerate(shown):
+            newest = number == len(shown) - 1
+            text.append(("\n" if number else "") + line, style="bold" if newest else "")
+        self.query_one("#log", Static).update(text)
 
     def status_text(self) -> Text:
         game = self.session.game
@@ -329,12 +514,12 @@ class TableScreen(Screen[None]):
         """Show in the box ``box_id`` the buttons ``build`` makes, unless their (name, disabled)
         ``keys`` are those already shown; the first enabled new button, to focus."""
         box = self.query_one(box_id, Horizontal)
+        box.display = bool(keys)  # an empty row takes no room (none is due at the start)
         if [(b.name, b.disabled) for b in box.query(Button)] == keys:
             return None
         wanted = build()
         box.remove_children()
         box.mount(*wanted)
-        box.display = bool(wanted)
         return next((b for b in wanted if not b.disabled), None)
 
     def build_sheet(self) -> None:
@@ -343,13 +528,7 @@ class TableScreen(Screen[None]):
         sheet.add_column("#")
         sheet.add_column(_("cards"))
         for side in range(rules.num_sides):
-            seats = rules.seats_of(side)
-            if len(seats) == 1:
-                seat = seats[0]
-                who = _("You") if seat == self.session.seat else place_of(self.session, seat)
-            else:
-                who = _("us") if self.session.seat in seats else _("them")
-            sheet.add_column(who)
+            sheet.add_column(side_label(self.session, side))
 
     def fill_sheet(self) -> None:
         """A row per scored deal, as on paper; redrawn only when a deal has been scored."""
@@ -371,6 +550,7 @@ class TableScreen(Screen[None]):
                 totals[side] += points
                 cells.append(f"{points:+d} = {totals[side]}")
             sheet.add_row(str(number + 1), str(hand_size), *cells)
+        sheet.scroll_end(animate=False)  # the newest deal in sight in a long game
 
     # ---------------------------------------------------------------- acting
 
@@ -392,8 +572,20 @@ class TableScreen(Screen[None]):
         self.app.call_from_thread(self.after_bot, action)
 
     def after_bot(self, action: int) -> None:
-        self.session.act(action)
+        self.take(action)
         self.after_action()
+
+    def take(self, action: object) -> None:
+        """Take the action of the seat to move, and log what it brought about.
+
+        :raises IllegalAction: with the rule it breaks; nothing changes then.
+        """
+        before = self.view()
+        self.session.act(action)
+        # the card played, if any: the last of that deal's cards, all played face up
+        play = self.session.game.deals[before.deal_number].play
+        card = play[-1] if len(play) > before.played.bit_count() else None
+        self.add_to_log(announcements(before, self.view(), card, self.name_of))
 
     def after_action(self) -> None:
         self.message = Text("")
@@ -402,14 +594,6 @@ class TableScreen(Screen[None]):
         finished = [i for i in range(self.deals_seen - 1, len(game.deals)) if _done(game.deals[i])]
         self.deals_seen = len(game.deals)
         scored = [i for i in finished if game.deals[i].points is not None]
-        if finished and not scored:
-            renig = game.deals[finished[-1]].thrown_in == "renig"
-            said = (
-                _("A hand held no honour and no trump (renig, D6): the deal is dealt again.")
-                if renig
-                else _("Every player passed: the deal is dealt again.")
-            )
-            self.message = Text(said, style="yellow")
         self.refresh_table()
         if scored:
             text = self.deal_review_text(scored[-1])
@@ -465,7 +649,7 @@ class TableScreen(Screen[None]):
         if not self.session.human_to_move:
             return
         try:
-            self.session.act(action)
+            self.take(action)
         except IllegalAction as error:
             self.typed = ""
             self.message = Text(explain(error), style="bold red")
@@ -547,20 +731,47 @@ class TableScreen(Screen[None]):
         session = self.session
         if session.game.phase != Phase.PLAY or not session.human_to_move:
             return
-        settled = claim(session.game, session.seat)
+        settled = claim(session.game.copy(), session.seat)  # settled aside, then played here
         if not settled.accepted:
             self.message = Text(
                 _("Claim refused: the other side can still take a trick."), style="bold red"
             )
             self.refresh_table()
             return
-        session.save()
+        for card in settled.played:
+            self.take(card)
         self.after_action()
         self.message = Text(_("Claim accepted: the rest of the tricks are yours."), style="green")
 
     def action_last_trick(self) -> None:
         self.show_last = not self.show_last
         self.refresh_table()
+
+    def action_move_focus(self, where: str) -> None:
+        """Left and Right (Home and End): the focus to the previous or next (the first or the
+        last) button the person may press in the hand or the bids, stopping at either end."""
+        buttons = self.pressable()
+        if not buttons:
+            return
+        focused = self.focused
+        if not isinstance(focused, Button) or focused not in buttons:
+            target = buttons[-1] if where in ("previous", "last") else buttons[0]
+        else:
+            at = buttons.index(focused)
+            steps = {"previous": at - 1, "next": at + 1, "first": 0, "last": len(buttons) - 1}
+            target = buttons[min(max(steps[where], 0), len(buttons) - 1)]
+        # at once, not after the next refresh as Widget.focus does: a second arrow (or the
+        # Enter) read in the same burst of input must start from the button just reached
+        self.set_focus(target)
+
+    def pressable(self) -> list[Button]:
+        """The buttons the person may press now: the legal bids while a bid is due from them,
+        else the legal cards of the hand (none while another seat is to move)."""
+        for box in ("#bids", "#hand"):
+            buttons = [b for b in self.query_one(box, Horizontal).query(Button) if not b.disabled]
+            if buttons:
+                return buttons
+        return []
 
 
 def _done(deal: Any) -> bool:
@@ -579,7 +790,13 @@ class TooSmallScreen(ModalScreen[None]):
 
 
 class PlayApp(App[None]):
-    """Back Alley in the terminal."""
+    """Back Alley in the terminal.
+
+    With a ``session``, straight to its table. Otherwise ``new_game`` says how to start one
+    (``seat``, ``seed``, ``save_path``, and ``rules``, ``partner``, ``opponents`` when the
+    command line chose them, else the start screen asks); and first, when ``save_path`` or
+    the saves kept next to it hold unfinished games, it offers to resume them.
+    """
 
     CSS_PATH = "play.tcss"
     TITLE = "Back Alley"
@@ -600,28 +817,57 @@ class PlayApp(App[None]):
         self.pace = pace
 
     def on_mount(self) -> None:
+        save_path = self.new_game.get("save_path")
         if self.session is not None:
-            self.push_screen(TableScreen(self.session, self.pace))
+            self.open_table()
+        elif save_path is not None and (saved := unfinished_saves(save_path)):
+            self.push_screen(SavedGamesScreen(saved), self.resume_or_new)
         else:
-            self.push_screen(StartScreen(), self.start)
+            self.ask_or_start()
         self.check_size()
+
+    def open_table(self) -> None:
+        assert self.session is not None
+        self.push_screen(TableScreen(self.session, self.pace))
+
+    def resume_or_new(self, saved: SavedGame | None) -> None:
+        """The saved game chosen, which goes on saving where it is; or a new game."""
+        if saved is None:
+            self.ask_or_start()
+            return
+        self.session = saved.session
+        self.open_table()
+
+    def ask_or_start(self) -> None:
+        """The game the command line chose, or the start screen's."""
+        rules = self.new_game.get("rules")
+        if rules is None:
+            self.push_screen(StartScreen(), self.start)
+            return
+        partner = self.new_game.get("partner", "medium")
+        self.start_new(rules, partner, self.new_game.get("opponents", "medium"))
 
     def start(self, choices: dict[str, Any] | None) -> None:
         if choices is None:
             self.exit()
             return
-        preset = choices["preset"]
-        options = {} if choices["length"] == "full" else {"hand_sizes": SHORT[preset]}
-        rules = Ruleset.preset(preset, **options)
+        rules = game_rules(choices["preset"], choices["length"])
+        self.start_new(rules, choices["partner"], choices["opponents"])
+
+    def start_new(self, rules: Ruleset, partner: str, opponents: str) -> None:
+        """Deal a new game, the save it takes the place of kept first (never written over)."""
+        save_path = self.new_game.get("save_path")
+        if save_path is not None:
+            keep(save_path)
         self.session = Session.new(
             rules,
             seat=self.new_game.get("seat", 0),
-            partner=choices["partner"],
-            opponents=choices["opponents"],
+            partner=partner,
+            opponents=opponents,
             seed=self.new_game.get("seed"),
-            save_path=self.new_game.get("save_path"),
+            save_path=save_path,
         )
-        self.push_screen(TableScreen(self.session, self.pace))
+        self.open_table()
 
     def on_resize(self, event: events.Resize) -> None:
         self.check_size()
@@ -636,10 +882,12 @@ class PlayApp(App[None]):
             self.pop_screen()
 
 
-def run_play(session: Session | None, new_game: dict[str, Any], pace: float) -> None:
+def run_play(session: Session | None, new_game: dict[str, Any], pace: float) -> Session | None:
     """Run the game; whatever ends it (a key, Ctrl-C, a closed terminal), the last action is
-    already saved."""
-    PlayApp(session, new_game=new_game, pace=pace).run()
+    already saved. Returns the game played, if one was started or resumed."""
+    app = PlayApp(session, new_game=new_game, pace=pace)
+    app.run()
+    return app.session
 
 
 __all__ = ["PlayApp", "run_play"]

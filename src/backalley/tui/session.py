@@ -19,10 +19,14 @@ from backalley.bots import Bot, make_bot
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
 from backalley.record import RecordError, read_record, resume, write_record
-from backalley.rules import Ruleset
+from backalley.rules import GAME_LENGTHS, Ruleset, game_length
 
 #: The levels people choose bots by, weakest first.
 LEVELS = tuple(BOT_LEVELS)
+#: All-pass throw-ins in a row after which a short or longer game plays the next all-pass
+#: deal with no contract (D7 ``all_pass_limit``): a 1-card deal is otherwise dealt again and
+#: again while everyone passes.
+ALL_PASS_LIMIT = 3
 #: The record member that keeps the table's seating, so that a saved game resumes as it was.
 SEATING = "backalley_play"
 
@@ -32,6 +36,33 @@ def default_save() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("backalley") / "current-game.json"
+
+
+def game_rules(preset: str, length: str, options: dict[str, Any] | None = None) -> Ruleset:
+    """The rules of a game of ``length`` (one of :data:`~backalley.rules.GAME_LENGTHS`) under
+    ``preset``, with the person's own ``options`` on top.
+
+    A short or longer game stops redealing all-pass deals after :data:`ALL_PASS_LIMIT` in a
+    row, unless ``options`` name ``all_pass_limit``; the full game keeps the preset's.
+
+    :raises RulesError: for an unknown length or a bad option.
+    """
+    chosen = dict(options or {})
+    sizes = game_length(preset, length)
+    if sizes is not None:
+        chosen.setdefault("hand_sizes", list(sizes))
+        chosen.setdefault("all_pass_limit", ALL_PASS_LIMIT)
+    return Ruleset.preset(preset, **chosen)
+
+
+def length_of(rules: Ruleset) -> str | None:
+    """Which of :data:`~backalley.rules.GAME_LENGTHS` ``rules`` deal, if any (``None``: hand
+    sizes of the person's own)."""
+    for length in GAME_LENGTHS:
+        sizes = game_length(rules.name, length) or Ruleset.preset(rules.name).hand_sizes
+        if tuple(rules.hand_sizes) == tuple(sizes):
+            return length
+    return None
 
 
 def _seating(seating: Any, rules: Ruleset) -> tuple[int, str, str, int]:
@@ -171,4 +202,12 @@ def hand_order(cards: list[int], trump: int | None) -> list[Card]:
     return [CARDS[c] for c in sorted(cards, key=key)]
 
 
-__all__ = ["LEVELS", "Session", "default_save", "hand_order"]
+__all__ = [
+    "ALL_PASS_LIMIT",
+    "LEVELS",
+    "Session",
+    "default_save",
+    "game_rules",
+    "hand_order",
+    "length_of",
+]
