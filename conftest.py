@@ -13,3 +13,19 @@ collect_ignore = (
     if backalley.COMPILED
     else []
 )
+
+
+def pytest_terminal_summary(terminalreporter):  # type: ignore[no-untyped-def]
+    """How many page states axe-core checked (tests/test_web_a11y.py), added up over the
+    workers."""
+    checked = [
+        value
+        for report in terminalreporter.stats.get("passed", [])
+        for name, value in report.user_properties
+        if name == "axe_checked"
+    ]
+    if checked:
+        terminalreporter.write_line(
+            f"axe-core: {sum(checked)} page states checked ({len(checked)} runs of sizes and "
+            "languages), none with a serious or critical violation"
+        )

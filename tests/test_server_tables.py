@@ -350,3 +350,26 @@ def test_nothing_can_be_taken_back_at_a_table_with_another_person(server: Server
     offered, refused = run(scenario())
     assert not offered
     assert refused["type"] == "error" and refused["code"] == "no_undo"
+
+
+def test_a_rematch_goes_on_without_a_player_who_left_a_bot_in_their_seat(server: Server) -> None:
+    table, tokens = finish_with_two_people(server.base)
+    status, _ = http(server.base, "POST", f"/api/tables/{table['id']}/leave", {}, tokens[1])
+    assert status == 200
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any]]:
+        async with Seat.connect(server.base, table["id"], token=tokens[0]) as ana:
+            await ana.until(lambda s: s.view is not None)
+            id = ana._new_id()
+            await ana.send({"type": "rematch", "id": id, "accept": True})
+            first = await ana.reply(id)
+            await ana.send({"type": "rematch", "id": id, "accept": True})  # the same, again
+            return first, await ana.reply(id)
+
+    first, again = run(scenario())
+    assert first["type"] == "ack" and again.get("repeated") is True
+    _, old = http(server.base, "GET", f"/api/tables/{table['id']}")
+    assert old["rematch"]["status"] == "started"  # nobody else to wait for
+    _, new = http(server.base, "GET", f"/api/tables/{old['rematch']['table']}")
+    assert new["seats"][0]["name"] == "P0" and new["seats"][0]["bot"] is None
+    assert new["seats"][1]["bot"] == "easy"

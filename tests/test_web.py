@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import shutil
-from collections.abc import Iterator
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -17,182 +15,235 @@ import pytest
 from backalley import Phase
 from backalley.analysis import claim_holds
 from backalley.record import read_record, replay, verify
-from backalley.server.client import create_table, seat_bot
+from backalley.server.client import create_table, seat_bot, take_seat
 from backalley.server.client import request as http
+from browser_support import (
+    DESKTOP,
+    MY_TURN,
+    OVER,
+    PHONE,
+    WEB,
+    Watched,
+    act_once,
+    browser,
+    cards_in,
+    create,
+    needs_chromium,
+    no_overflow,
+    play_to_the_end,
+    server,
+    shots,
+    sit,
+)
 from server_support import Server, database
 
-playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium: scripts/test.sh installs Debian's"
-)
-ROOT = Path(__file__).resolve().parent.parent
-WEB = ROOT / "src" / "backalley" / "web"
-PHONE = {"width": 360, "height": 740}
-DESKTOP = {"width": 1280, "height": 800}
-LONG = 120_000  # ms: a first review may wait for the solver to be compiled on this machine
+pytestmark = [needs_chromium, pytest.mark.browser]
+__all__ = ["browser", "server", "shots"]  # fixtures
+
+#: Kept by the page as it runs: how long each completed trick rested on the table with its
+#: four cards in view, still (no animation running), and its winner marked.
+RESTS = """
+window.__rests = [];
+addEventListener("DOMContentLoaded", () => {
+  let since = null, cards = null;
+  const look = () => {
+    const trick = document.querySelector("[data-trick]");
+    const shown = trick ? [...trick.querySelectorAll("[data-card]")] : [];
+    const still = shown.every((card) => !card.getAnimations().length);
+    const full = shown.length === 4 && trick.querySelector("[data-winner]") && still;
+    const now = performance.now();
+    if (full && since === null) {
+      since = now;
+      cards = shown.map((c) => c.dataset.card).sort().join(" ");
+    }
+    if (!full && since !== null) {
+      window.__rests.push({ cards, ms: now - since });
+      since = null;
+    }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+});
+"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server.start(database("sqlite", tmp_path_factory.mktemp("web")))
-    yield running
-    running.stop()
+WON = "document.querySelector('[data-winner]')"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield chromium
-        chromium.close()
+def completed_tricks(record: dict[str, Any]) -> list[str]:
+    """Every completed trick of a record, its cards sorted (as RESTS keeps them)."""
+    tricks = []
+    for deal in record["deals"]:
+        for start in range(0, len(deal["play"]) - 3, 4):
+            tricks.append(" ".join(sorted(deal["play"][start : start + 4])))
+    return tricks
 
 
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    saved = os.environ.get("BACKALLEY_SCREENSHOTS")
-    folder = ROOT / "docs" / "images" / "web" if saved else tmp_path
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def centre(page: Any, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).bounding_box()
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-class Watched:
-    """A browser context and page whose console errors are kept, to fail the test on."""
-
-    def __init__(self, browser: Any, viewport: dict[str, int]) -> None:
-        self.context = browser.new_context(viewport=viewport)
-        self.errors: list[str] = []
-        self.page = self.new_page()
-
-    def new_page(self) -> Any:
-        page = self.context.new_page()
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-        page.set_default_timeout(LONG)
-        return page
-
-    def close(self) -> None:
-        self.context.close()
-        assert self.errors == []
-
-
-def no_overflow(page: Any) -> None:
-    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-    assert wide <= 0, f"the page is {wide} px wider than the screen"
-
-
-def create(page: Any, base: str, *, bots: bool, pace: str = "0.3") -> str:
-    """Create a short game from the home page; the table's id."""
-    page.goto(base + "/")
-    page.fill("input[name=name]", "Ana")
-    page.select_option("select[name=length]", "short")
-    page.select_option("select[name=bots]", "all" if bots else "none")
-    page.select_option("select[name=level]", "easy")
-    page.select_option("select[name=pace]", pace)
-    page.click("button[type=submit]")
-    page.wait_for_url("**/t/*")
-    return page.url.rsplit("/", 1)[-1]
-
-
-def act_once(page: Any) -> bool:
-    """Play this page's first legal action if it is its turn; whether it did."""
-    for choice in (".bids button:not([disabled])", ".hand button.card:not([disabled])"):
-        found = page.locator(choice)
-        if found.count():
-            try:  # the page may have been redrawn since: then it is no longer our turn
-                found.first.click(timeout=2000)
-            except playwright_api.TimeoutError:
-                return False
-            return True
-    return False
+def check_seating(page: Any) -> None:
+    """You at the bottom, your partner across, the opponents left and right (C4: the next
+    seat clockwise, who plays after you, on your left)."""
+    me = int(page.locator(".pod.me").get_attribute("data-seat"))
+    x0, y0 = centre(page, f".pod[data-seat='{me}']")
+    left_x, _ = centre(page, f".pod[data-seat='{(me + 1) % 4}']")
+    _, partner_y = centre(page, f".pod[data-seat='{(me + 2) % 4}']")
+    right_x, _ = centre(page, f".pod[data-seat='{(me + 3) % 4}']")
+    assert partner_y < y0 - 100, "the partner sits across, above you"
+    assert left_x < x0 - 60 and right_x > x0 + 60, "the opponents sit left and right"
 
 
 def test_one_person_and_three_bots_play_a_short_game(
     server: Server, browser: Any, shots: Path
 ) -> None:
     for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
-        watched = Watched(browser, viewport)
+        watched = Watched(browser, viewport, settings={"speed": "normal"})
+        watched.context.add_init_script(RESTS)
         page = watched.page
         page.goto(server.base + "/")
         page.fill("input[name=name]", "Ana")
         no_overflow(page)
         page.screenshot(path=shots / f"home-{name}.png", full_page=True)
         table = create(page, server.base, bots=True)
-        seen = {"bid": False, "play": False, "review": False}
-        while not page.locator(".end:not([hidden])").count():
-            page.wait_for_function(
-                "document.querySelector('.bids button:not([disabled]),"
-                " .hand button.card:not([disabled])') || !document.querySelector('.end').hidden"
-            )
-            if page.locator(".bids button").count() and not seen["bid"]:
+        seen: dict[str, bool] = {}
+        titles: list[str] = []
+
+        def look(
+            page: Any, name: str = name, seen: dict[str, bool] = seen, titles: list[str] = titles
+        ) -> None:
+            titles.append(page.title())
+            if page.locator(".bids button").count() and not seen.get("bid"):
+                check_seating(page)
                 no_overflow(page)
-                page.screenshot(path=shots / f"bidding-{name}.png", full_page=True)
+                page.screenshot(path=shots / f"bidding-{name}.png")
                 seen["bid"] = True
-            if page.locator(".hand button.card:not([disabled])").count() and not seen["play"]:
-                legal = page.locator(".hand button.card:not([disabled])").count()
+            legal = page.locator(".hand button.card.legal").count()
+            if legal and not seen.get("play") and page.locator(".trick .card").count():
                 dimmed = page.locator(".hand button.card.dim").count()
                 assert legal + dimmed == page.locator(".hand button.card").count()
                 no_overflow(page)
-                page.screenshot(path=shots / f"play-{name}.png", full_page=True)
+                page.screenshot(path=shots / f"play-{name}.png")
                 seen["play"] = True
-            if not seen["review"] and page.locator(".review li").count():
-                page.locator(".review").scroll_into_view_if_needed()
+            if not seen.get("review") and page.locator("#panel-review li").count():
+                page.click("#tab-review")
+                page.locator("#panel-review").scroll_into_view_if_needed()
                 page.screenshot(path=shots / f"review-{name}.png", full_page=True)
+                page.click("#tab-sheet")
                 seen["review"] = True
-            act_once(page)
-            page.wait_for_timeout(50)
-        assert seen["bid"] and seen["play"]
-        # The last deal's review (a tie-breaker's says there is nothing to review).
-        page.wait_for_function("!document.querySelector('.review').hidden"
-                               " && !document.querySelector('.review .quiet')")  # fmt: skip
+
+        def trick(page: Any, name: str = name, seen: dict[str, bool] = seen) -> None:
+            resting = "document.querySelector('[data-trick] [data-winner]')"
+            if not seen.get("trick") and page.evaluate(
+                f"{resting} && !document.getAnimations().length"
+            ):
+                page.screenshot(path=shots / f"trick-{name}.png")
+                seen["trick"] = True
+
+        while not page.locator(".overlay.end").count():
+            page.wait_for_function(f"{MY_TURN} || {OVER} || {WON}")
+            trick(page)
+            if page.locator(".overlay.end").count():
+                break
+            if page.evaluate(MY_TURN):
+                look(page)
+                act_once(page)
+            page.wait_for_timeout(30)
+        assert seen.get("bid") and seen.get("play")
+        # Our turn showed in the tab's title, and only then.
+        assert any(title.startswith("●") for title in titles)
+        assert not page.title().startswith("●")
         record = http(server.base, "GET", f"/api/tables/{table}/record")[1]
         verdict = verify(record).output
         assert verdict["finished"] and verdict["ok"]
-        sheet = page.locator(".sheet tbody tr")
-        assert sheet.count() == len(record["deals"]) + 1  # a row a deal, and the total
-        totals = page.locator(".sheet tbody tr.total td").all_inner_texts()[3:]
+        # Every completed trick rested with its four cards in view and its winner marked.
+        page.wait_for_function(f"window.__rests.length >= {len(completed_tricks(record))}")
+        rests = page.evaluate("window.__rests")
+        assert sorted(r["cards"] for r in rests) == sorted(completed_tricks(record))
+        assert min(r["ms"] for r in rests) >= 800, rests
+        # The sheet: a row a deal (a thrown-in deal too), and the totals verify gives.
+        rows = page.locator(".sheet tbody tr")
+        assert rows.count() == len(record["deals"])
+        totals = page.locator(".sheet tfoot td").all_inner_texts()
         assert [int(x) for x in totals] == verdict["scores"]
-        assert page.locator(".end .winner").inner_text()
-        no_overflow(page)
+        assert page.locator(".overlay.end .winner").inner_text()
+        assert page.locator("[data-rematch]").count() == 1
         page.screenshot(path=shots / f"final-{name}.png", full_page=True)
+        no_overflow(page)
         # The replay of the finished game, hands open, with its review.
-        page.click(".end a")
-        page.wait_for_selector(".replay .hands li")
-        page.click("text=card ▶")
+        page.click("text=Replay the game")
+        page.wait_for_selector(".replay .open-hand .card")
         frames = http(server.base, "GET", f"/api/tables/{table}/replay")[1]["deals"][0]["frames"]
+        page.click("[data-step=next]")
         after = frames[min(1, len(frames) - 1)]  # a deal thrown in has no card to step over
         held = sum(len(hand) for hand in after["hands"])
-        page.wait_for_function(
-            f"document.querySelectorAll('.replay .hands .card').length == {held}"
-        )
+        page.wait_for_function(f"document.querySelectorAll('.open-hand .card').length == {held}")
         page.wait_for_selector(".replay .review li")
-        no_overflow(page)
         page.screenshot(path=shots / f"replay-{name}.png", full_page=True)
+        no_overflow(page)
         watched.close()
+
+
+def test_the_replay_hides_a_deals_points_until_its_last_card_and_plays_itself(
+    server: Server, browser: Any
+) -> None:
+    table = create_table(server.base, {"hand_sizes": [2], "pace": 0, "level": "easy"})
+    token = take_seat(server.base, table, 0, "Ana")
+    for seat in (1, 2, 3):
+        seat_bot(server.base, table, seat, "easy")
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    sit(page, server.base, table["id"], 0, token, "Ana")
+    play_to_the_end(page)
+    game = http(server.base, "GET", f"/api/tables/{table['id']}/replay")[1]
+    deal = next(d for d in game["deals"] if d["points"] is not None)
+    number = game["deals"].index(deal)
+    page.goto(f"{server.base}/replay/{table['id']}")
+    page.wait_for_selector(".open-hand .card")
+    for _ in range(number):
+        page.click("[data-step=next-deal]")
+    assert "points" not in page.locator(".replay-tally").inner_text()
+    page.click("[data-step=play]")  # it plays itself to the deal's last card
+    page.wait_for_function(
+        "/points/.test(document.querySelector('.replay-tally').textContent)", timeout=30_000
+    )
+    page.click("[data-step=play]")
+    tally = page.locator(".replay-tally").inner_text()
+    assert all(str(points) in tally for points in deal["points"])
+    # At a completed trick, its winner is marked: the engine's, from the server's frames.
+    last = deal["frames"][-1]
+    winner = last["trick_winners"][-1]
+    assert page.locator(".slot [data-winner]").count() == 1
+    assert page.locator(".replay-felt .banner").inner_text().startswith(game["players"][winner])
+    watched.close()
 
 
 def test_four_people_play_a_deal_together(server: Server, browser: Any) -> None:
     host = Watched(browser, DESKTOP)
     table = create(host.page, server.base, bots=False)
-    host.page.wait_for_selector(".invites button.copy")
-    links = host.page.locator(".invites button.copy[data-url*='invite']")
+    host.page.wait_for_selector(".overlay .invites button.copy")
+    links = host.page.locator(".overlay .invites button.copy[data-url*='invite']")
     urls = [links.nth(i).get_attribute("data-url") for i in range(links.count())]
     assert len(urls) == 3
     guests = []
     for number, url in enumerate(urls, start=1):
         guest = Watched(browser, PHONE)
         guest.page.goto(url)
+        guest.page.wait_for_selector(".join-seats li")
+        assert "Ana" in guest.page.locator(".join-seats").inner_text()  # who sits, shown
         guest.page.fill("input[name=name]", f"Guest {number}")
         guest.page.click("button[type=submit]")
         guest.page.wait_for_url(f"**/t/{table}")
         guests.append(guest)
     everyone = [host, *guests]
     for person in everyone:
-        person.page.wait_for_selector(".hand button.card")
+        person.page.wait_for_selector(".hand .card")
     while not all(p.page.locator(".sheet tbody tr").count() >= 2 for p in everyone):
         if not any(act_once(p.page) for p in everyone):
             host.page.wait_for_timeout(100)
-    names = host.page.locator(".seat .name").all_inner_texts()
+    names = [host.page.locator(f".pod[data-seat='{s}'] .name").inner_text() for s in range(4)]
     assert names == ["Ana", "Guest 1", "Guest 2", "Guest 3"]
     for person in everyone:
         person.close()
@@ -202,55 +253,51 @@ def test_a_page_closed_mid_trick_comes_back_where_it_was(server: Server, browser
     watched = Watched(browser, PHONE)
     page = watched.page
     table = create(page, server.base, bots=True)
-    # Play on until a trick is under way and it is our turn.
-    while True:
-        page.wait_for_function(
-            "document.querySelector('.bids button, .hand button.card:not([disabled])')"
-        )
-        if page.locator(".trick .card").count() and page.locator(".hand button.card").count():
+    while True:  # until a trick is under way and it is our turn
+        page.wait_for_function(MY_TURN)
+        if page.locator(".trick .card").count() and page.locator(".hand .card.legal").count():
             break
         act_once(page)
         page.wait_for_timeout(50)
-    hand = page.locator(".hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
-    trick = page.locator(".trick .card").evaluate_all("cards => cards.map(c => c.dataset.card)")
+    hand, trick = cards_in(page, ".hand .card"), cards_in(page, ".trick .card")
     page.close()
     again = watched.new_page()
     again.goto(f"{server.base}/t/{table}")
-    again.wait_for_selector(".hand .card")
-    assert again.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == hand
-    assert again.locator(".trick .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == trick
-    assert again.locator(".hand button.card:not([disabled])").count() >= 1  # still our turn
+    again.wait_for_selector(".hand .card.legal")  # still our turn
+    assert cards_in(again, ".hand .card") == hand
+    assert cards_in(again, ".trick .card") == trick
     watched.close()
 
 
 def test_a_spectator_sees_no_hand(server: Server, browser: Any) -> None:
     host = Watched(browser, DESKTOP)
-    table = create(host.page, server.base, bots=True, pace="1")
-    host.page.wait_for_selector(".invites button.copy")
-    watch = host.page.locator(".invites button.copy[data-url*='watch']").get_attribute("data-url")
+    create(host.page, server.base, bots=True, pace="1")
+    host.page.click("#tab-info")
+    link = host.page.locator("#panel-info button.copy[data-url*='watch']")
+    watch = link.get_attribute("data-url")
     spectator = Watched(browser, PHONE)
     spectator.page.goto(watch)
-    spectator.page.wait_for_selector(".seat")
-    spectator.page.wait_for_selector(".info .deal")
+    spectator.page.wait_for_selector(".pod .backs")
     assert spectator.page.locator(".hand .card").count() == 0
-    assert spectator.page.locator(".chat form").is_hidden()
-    hand = host.page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)")
-    shown = spectator.page.locator(".card").evaluate_all("cs => cs.map(c => c.dataset.card)")
-    public = spectator.page.locator(".info .card, .trick .card").count()
-    assert len(shown) == public and not (set(hand) & set(shown) - set(shown[:public]))
-    assert table
+    assert spectator.page.locator(".talk form").is_hidden()
+    hand = set(cards_in(host.page, ".hand .card"))
+    shown = set(cards_in(spectator.page, "[data-card]"))
+    public = set(cards_in(spectator.page, ".turned-up .card, .joker-line .card, .trick .card"))
+    assert shown == public and not (hand & shown - public)
     no_overflow(spectator.page)
     spectator.close()
     host.close()
 
 
-def test_the_pages_own_javascript_and_css_are_small() -> None:
+def test_the_pages_own_javascript_and_css_are_under_60_kb_gzip() -> None:
     files = sorted(WEB.glob("*.js")) + sorted(WEB.glob("*.css"))
     size = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
-    assert size < 100_000, size
+    assert size < 60_000, size
 
 
-def test_keyboard_labels_and_the_four_colour_deck(server: Server, browser: Any) -> None:
+def test_card_names_hold_what_they_show_and_the_four_colour_deck(
+    server: Server, browser: Any
+) -> None:
     watched = Watched(browser, DESKTOP)
     page = watched.page
     create(page, server.base, bots=True)
@@ -259,39 +306,25 @@ def test_keyboard_labels_and_the_four_colour_deck(server: Server, browser: Any) 
         "cs => cs.map(c => [c.dataset.card, c.getAttribute('aria-label')])"
     )
     names = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+    symbols = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
     for card, label in labels:
         if card in ("BJ", "LJ"):
-            assert label == ("Big Blooper" if card == "BJ" else "Little Blooper")
+            assert label == ("B★, Big Blooper" if card == "BJ" else "L★, Little Blooper")
         else:
+            rank = "10" if card[0] == "T" else card[0]
+            assert label.startswith(f"{rank}{symbols[card[1]]}, "), (card, label)
             assert label.endswith(f"of {names[card[1]]}"), (card, label)
-    # Keyboard only: Tab to the first action and press Enter.
-    page.wait_for_function(
-        "document.querySelector('.bids button, .hand button.card:not([disabled])')"
-    )
-    before = page.locator(".seat .bid").count()
-    bids = page.locator(".bids button")
-    # A bid of board (the last button), which no throw-in takes back; else a card.
-    first = bids.last if bids.count() else page.locator(".hand button.card:not([disabled])").first
-    first.focus()
-    page.keyboard.press("Enter")
-    page.wait_for_function(f"document.querySelectorAll('.seat .bid').length > {before}"
-                           " || document.querySelectorAll('.trick .card').length > 0")  # fmt: skip
-    # The four-colour deck: diamonds blue; with two colours, red.
-    page.evaluate(  # a diamond outside the regions the page redraws
-        "document.body.append(Object.assign(document.createElement('span'),"
-        " {id: 'sample', className: 'card s-D'}))"
-    )
-    colour = "getComputedStyle(document.getElementById('sample')).color"
-    red = page.evaluate(colour)
+    # The four-colour deck: diamonds blue and clubs green; with two colours, red and black.
+    colour = "getComputedStyle(document.body).getPropertyValue('--suit-D').trim()"
+    assert page.evaluate(colour) == "#c0151d"
+    page.click("#open-settings")
     page.check("#four-colour")
-    blue = page.evaluate(colour)
-    assert red == "rgb(192, 21, 29)" and blue == "rgb(29, 78, 216)"
+    page.click("#settings-done")
+    assert page.evaluate(colour) == "#1d4ed8"
     watched.close()
 
 
 def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path) -> None:
-    import socket
-
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -301,19 +334,17 @@ def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path)
     try:
         page = watched.page
         table = create(page, server.base, bots=True)
-        page.wait_for_function(
-            "document.querySelector('.bids button, .hand button.card:not([disabled])')"
-        )
-        hand = page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        page.wait_for_function(MY_TURN)
+        hand = cards_in(page, ".hand .card")
         server.kill()  # the connection is lost
         page.wait_for_function("document.getElementById('status').textContent !== ''")
         server = Server.start(url, port)
         page.wait_for_function("document.getElementById('status').textContent === ''")
         assert page.url.endswith(f"/t/{table}")
-        page.wait_for_selector(".hand .card")
-        assert page.locator(".hand .card").evaluate_all("cs => cs.map(c => c.dataset.card)") == hand
+        page.wait_for_function(MY_TURN)
+        assert cards_in(page, ".hand .card") == hand
         assert act_once(page)  # and play goes on
-        page.wait_for_function("document.querySelectorAll('.seat .bid, .trick .card').length > 0")
+        page.wait_for_function("document.querySelectorAll('.pod .chip.bid, .trick .card').length")
     finally:
         watched.context.close()  # first: the page would try again while the server stops
         server.stop()
@@ -322,45 +353,146 @@ def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path)
 
 
 def test_the_page_speaks_the_browsers_language_with_a_switch(server: Server, browser: Any) -> None:
-    context = browser.new_context(viewport=PHONE, locale="es-ES")
-    errors: list[str] = []
-    page = context.new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    spanish = http(server.base, "GET", "/api/i18n/es")[1]["messages"]["New table"]
-    dutch = http(server.base, "GET", "/api/i18n/nl")[1]["messages"]["New table"]
-    assert spanish != "New table" and dutch != "New table"
+    watched = Watched(browser, PHONE, locale="es-ES")
+    page = watched.page
+    spanish = http(server.base, "GET", "/api/i18n/es")[1]["messages"]["Lobby"]
+    dutch = http(server.base, "GET", "/api/i18n/nl")[1]["messages"]["Lobby"]
+    assert spanish != "Lobby" and dutch != "Lobby"
     page.goto(server.base + "/")
-    page.wait_for_selector("h1")
-    assert page.locator("h1").inner_text() == spanish
+    page.wait_for_selector("#lobby-title")
+    assert page.locator("#lobby-title").inner_text() == spanish
     assert page.evaluate("document.documentElement.lang") == "es"
     page.select_option("#lang", "nl")
-    page.wait_for_function(f"(document.querySelector('h1') || {{}}).textContent === {dutch!r}")
+    in_dutch = f"(document.querySelector('#lobby-title') || {{}}).textContent === {dutch!r}"
+    page.wait_for_function(in_dutch)
     page.reload()
-    page.wait_for_function(f"(document.querySelector('h1') || {{}}).textContent === {dutch!r}")
-    context.close()
-    assert errors == []
+    page.wait_for_function(in_dutch)
+    watched.close()
 
 
 def test_empty_seats_given_to_bots_and_the_turn_timer(server: Server, browser: Any) -> None:
     watched = Watched(browser, PHONE)
     page = watched.page
-    page.goto(server.base + "/")
-    page.fill("input[name=name]", "Ana")
-    page.select_option("select[name=length]", "short")
-    page.select_option("select[name=bots]", "none")
-    page.select_option("select[name=pace]", "0.3")
-    page.select_option("select[name=timer]", "30")
-    page.click("button[type=submit]")
-    page.wait_for_url("**/t/*")
-    for _ in range(3):  # the host gives each empty seat to a bot
-        page.wait_for_selector(".invites button:has-text('give to a bot')")
-        page.locator(".invites li select").first.select_option("easy")
-        page.locator(".invites button:has-text('give to a bot')").first.click()
-        page.wait_for_timeout(200)
+    create(page, server.base, bots=False, timer="30")
+    for _ in range(3):  # the host gives each empty seat to a bot, from the table
+        page.wait_for_selector(".overlay .invites button:has-text('give to a bot')")
+        before = page.locator(".pod.empty").count()
+        page.locator(".overlay .invites li select").first.select_option("easy")
+        page.locator(".overlay .invites button:has-text('give to a bot')").first.click()
+        page.wait_for_function(f"document.querySelectorAll('.pod.empty').length < {before}")
     page.wait_for_selector(".hand .card")
-    assert page.locator(".seat .tag:has-text('bot')").count() == 3
-    page.wait_for_function("/\\d+ s left/.test(document.querySelector('.prompt').textContent)")
+    assert page.locator(".pod .avatar.bot").count() == 3
+    # The timer counts on our pod on our turn, and on no bot's.
+    page.wait_for_function(MY_TURN)
+    timer = "document.querySelector('.pod.me .chip.timer:not([hidden])')"
+    page.wait_for_function(f"/\\d+ s/.test(({timer} || {{}}).textContent)")
+    assert page.locator(".pod:not(.me) .chip.timer:not([hidden])").count() == 0
     no_overflow(page)
+    watched.close()
+
+
+def test_a_rematch_started_by_one_person_and_accepted_by_another(
+    server: Server, browser: Any
+) -> None:
+    table = create_table(server.base, {"hand_sizes": [1], "pace": 0, "level": "easy"})
+    tokens = [take_seat(server.base, table, seat, name) for seat, name in ((0, "Ana"), (1, "Bo"))]
+    for seat in (2, 3):
+        seat_bot(server.base, table, seat, "easy")
+    ana, bo = Watched(browser, DESKTOP), Watched(browser, PHONE)
+    sit(ana.page, server.base, table["id"], 0, tokens[0], "Ana")
+    sit(bo.page, server.base, table["id"], 1, tokens[1], "Bo")
+    while not all(p.page.locator(".overlay.end").count() for p in (ana, bo)):
+        if not (act_once(ana.page) or act_once(bo.page)):
+            ana.page.wait_for_timeout(100)
+    ana.page.click("[data-rematch]")
+    bo.page.wait_for_selector("[data-rematch]:has-text('Accept')")
+    assert "Ana" in bo.page.locator(".talk .log").inner_text()  # "Ana offers a rematch"
+    bo.page.click("[data-rematch]")
+    for person in (ana, bo):
+        person.page.wait_for_url(lambda url: table["id"] not in url)
+        person.page.wait_for_selector(".hand .card")
+    new = ana.page.url.rsplit("/", 1)[-1]
+    assert bo.page.url.endswith(f"/t/{new}") and new != table["id"]
+    _, described = http(server.base, "GET", f"/api/tables/{new}")
+    assert [s["name"] for s in described["seats"][:2]] == ["Ana", "Bo"]
+    assert described["status"] == "playing"
+    ana.close()
+    bo.close()
+
+
+def test_a_public_table_is_joined_from_a_second_browsers_lobby(
+    server: Server, browser: Any
+) -> None:
+    host = Watched(browser, DESKTOP)
+    table = create(host.page, server.base, bots=False, public=True)
+    guest = Watched(browser, PHONE)
+    guest.page.goto(server.base + "/")
+    guest.page.fill("input[name=name]", "Bo")
+    entry = guest.page.locator(f".lobby-list li[data-table='{table}']")
+    entry.wait_for()
+    assert "Ana" in entry.inner_text() and "standard" in entry.inner_text()
+    entry.locator("button[data-join]").click()
+    guest.page.wait_for_url(f"**/t/{table}")
+    guest.page.wait_for_selector(".pod.me[data-seat='1']")
+    host.page.wait_for_function(
+        "(document.querySelector(\".pod[data-seat='1'] .name\") || {}).textContent === 'Bo'"
+    )
+    guest.close()
+    host.close()
+
+
+def test_an_undo_against_bots_takes_back_our_card(server: Server, browser: Any) -> None:
+    table = create_table(server.base, {"hand_sizes": [3, 3], "pace": 2.5, "level": "easy"})
+    token = take_seat(server.base, table, 0, "Ana")
+    for seat in (1, 2, 3):
+        seat_bot(server.base, table, seat, "easy")
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    sit(page, server.base, table["id"], 0, token, "Ana")
+    while True:  # until our card is due and does not complete its trick
+        page.wait_for_function(MY_TURN)
+        if page.locator(".hand .card.legal").count() and page.locator(".trick .card").count() < 3:
+            break
+        act_once(page)
+        page.wait_for_timeout(50)
+    hand = cards_in(page, ".hand .card")
+    played = cards_in(page, ".hand .card.legal")[0]
+    page.click(f".hand button[data-card='{played}']")
+    page.wait_for_function(f"document.querySelector(\".trick [data-card='{played}']\")")
+    page.click("[data-action=undo]")
+    page.wait_for_function(f"document.querySelector(\".hand [data-card='{played}']\")")
+    assert cards_in(page, ".hand .card") == hand
+    assert page.locator(f".trick [data-card='{played}']").count() == 0
+    assert "took back" in page.locator(".talk .log").inner_text()
+    play_to_the_end(page)
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
+    assert record["takebacks"] == 1 and verify(record).exit_code == 0
+    watched.close()
+
+
+def test_reduced_motion_shows_no_transition(server: Server, browser: Any) -> None:
+    watched = Watched(browser, PHONE, reduced_motion="reduce")
+    page = watched.page
+    page.add_init_script("""
+      window.__moved = 0;
+      addEventListener("DOMContentLoaded", () => {
+        const look = () => {
+          window.__moved += document.getAnimations().length;
+          requestAnimationFrame(look);
+        };
+        requestAnimationFrame(look);
+      });""")
+    create(page, server.base, bots=True)
+    for _ in range(8):
+        page.wait_for_function(f"{MY_TURN} || {OVER}")
+        act_once(page)
+        page.wait_for_timeout(400)
+    page.wait_for_selector(".trick .card, .pod .chip.bid")
+    transition = page.locator(".hand button.card").first.evaluate(
+        "card => getComputedStyle(card).transitionDuration"
+    )
+    assert transition == "0s"
+    assert page.evaluate("window.__moved") == 0
     watched.close()
 
 
@@ -391,27 +523,21 @@ def _claim_in_the_browser(base: str, page: Any) -> bool | None:
     for seat in (1, 2, 3):
         seat_bot(base, table, seat, "easy")
     while True:  # bid, until our first card is due or the game is over
-        page.wait_for_function(
-            "document.querySelector('.bids button:not([disabled]),"
-            " .hand button.card:not([disabled]), .end .winner')"
-        )
-        if page.locator(".end .winner").count():
+        page.wait_for_function(f"{MY_TURN} || {OVER}")
+        if page.locator(".overlay.end").count():
             return None
-        if page.locator(".hand button.card:not([disabled])").count():
+        if page.locator(".hand button.card.legal").count():
             break
         act_once(page)
-    hand = page.locator(".hand .card").all_inner_texts()
-    page.click("text=claim the rest")
+    hand = cards_in(page, ".hand .card")
+    page.click("[data-action=claim]")
     page.wait_for_function("/claim/.test(document.getElementById('toast').textContent)")
     said = page.locator("#toast").inner_text()
     accepted = "claim holds" in said
     if not accepted:  # refused: nothing changed, and play goes on
         assert "does not hold" in said
-        assert page.locator(".hand .card").all_inner_texts() == hand
-        while not page.locator(".end .winner").count():
-            if not act_once(page):
-                page.wait_for_timeout(50)
-    page.wait_for_selector(".end .winner")
+        assert cards_in(page, ".hand .card") == hand
+    play_to_the_end(page)
     record = http(base, "GET", f"/api/tables/{table['id']}/record")[1]
     assert verify(record).exit_code == 0
     assert accepted == claim_holds(_at_our_first_card(record))

@@ -88,7 +88,7 @@ class Settings:
             pace=_number(data, "pace", 1.0, 0.0, 30.0),
             turn_timer=_number(data, "turn_timer", None, 1.0, 3600.0),
             grace=_number(data, "grace", 60.0, 0.0, 3600.0),
-            public=data.get("public", False),
+            public=False if data.get("public") is None else data["public"],
             rematch_wait=_number(data, "rematch_wait", 60.0, 1.0, 3600.0),
         )
         if not isinstance(settings.public, bool):
@@ -290,6 +290,8 @@ class Table:
         for seat, name in enumerate(old.names):
             assert name is not None
             level = old.bots[seat]
+            if level is None and old.token_hashes[seat] is None:  # its player left: a bot
+                level, name = old.settings.level, bot_name(old.settings.level, old.names)
             table._seat(seat, name, level)
             if level is None:
                 table.token_hashes[seat] = old.token_hashes[seat]
@@ -496,6 +498,8 @@ class Table:
         if not self.is_host(credential):
             raise TableError("forbidden", N_("only the host may end this table"))
         async with self.lock:
+            if self.status == "ended":
+                raise TableError("ended", N_("this table was closed by its host"))
             if self.status != "open":
                 raise TableError(
                     "started", N_("only a table whose game has not started can be ended")
@@ -700,7 +704,8 @@ class Table:
         if self.game is None:
             return None
         view = self.game.public_view() if seat is None else self.game.view(seat)
-        return {**protocol.view_json(view), **self._table_facts(), "undo": self._undoable(seat)}
+        undo = self._undoable(seat) > 0
+        return {**protocol.view_json(view), **self._table_facts(), "undo": undo}
 
     def _table_facts(self) -> dict[str, Any]:
         """What a view carries beyond the engine's: the last trick of the table, which may be
@@ -867,6 +872,11 @@ class Table:
         if rng is not None:
             self.game.attach_rng(rng)
         del self.deal_moves[-count:]
+        last = len(record["deals"]) - 1
+        for departure in self.departures:  # a take-back of moves made before someone left
+            if departure["deal"] == last:
+                departure["bids"] = min(departure["bids"], len(deal["bids"]))
+                departure["play"] = min(departure["play"], len(deal["play"]))
         self.takebacks += 1
         self.moves += 1
 
@@ -933,7 +943,12 @@ class Table:
         seat = client.seat
         if seat is None:
             raise ProtocolError("spectator", N_("a spectator cannot act"))
+        key = f"{seat}:{message.id}"
         async with self.lock:
+            if key in self.applied:
+                client.send({"type": "ack", "id": message.id, "version": self.applied[key],
+                             "repeated": True})  # fmt: skip
+                return
             if self.status != "finished":
                 raise ProtocolError(
                     "not_finished", N_("a rematch is offered once the game is over")
@@ -942,7 +957,7 @@ class Table:
             if offer is None or offer["status"] in ("declined", "expired") or self._lapsed():
                 if not message.accept:
                     raise ProtocolError("no_rematch", N_("there is no rematch offer to decline"))
-                bots = [s for s, level in enumerate(self.bots) if level is not None]
+                bots = [s for s in range(len(self.names)) if not self._person(s)]
                 wait = self.settings.rematch_wait
                 until = time.time() + wait
                 offer = {
@@ -961,7 +976,7 @@ class Table:
             if offer["status"] == "open" and len(offer["accepted"]) == len(self.names):
                 rematch = await self.spawn(self)
                 offer = dict(offer, status="started", table=rematch.id)
-            event = self._rematch_event(offer)
+            event = self._rematch_event(offer, key)
             with self._changing():
                 await self._commit([event])
             self._publish([event])
@@ -973,15 +988,19 @@ class Table:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    def _person(self, seat: int) -> bool:
+        """Whether a person holds ``seat`` (not a bot, and not a player who left)."""
+        return self.bots[seat] is None and self.token_hashes[seat] is not None
+
     def _lapsed(self) -> bool:
         """An open offer whose time ran out while the server was down (its lapse never ran)."""
         offer = self.rematch
         return offer is not None and offer["status"] == "open" and time.time() > offer["until"]
 
-    def _rematch_event(self, offer: dict[str, Any]) -> Event:
+    def _rematch_event(self, offer: dict[str, Any], key: str | None = None) -> Event:
         """The event of the rematch's new state ``offer``, which it now is."""
         self.rematch = offer
-        return self._event("rematch", offer)
+        return self._event("rematch", offer, key)
 
     async def _lapse(self, until: float) -> None:
         """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
@@ -1086,7 +1105,7 @@ class Table:
                     view = public
                     if public is not None and self.game is not None:
                         own = protocol.seat_json(self.game.view(seat))
-                        view = {**public, **own, "undo": self._undoable(seat)}
+                        view = {**public, **own, "undo": self._undoable(seat) > 0}
                     frame = protocol.dumps({**base, "view": view})
                     for client in clients:
                         client.send(frame)
@@ -1161,8 +1180,10 @@ class Table:
                     "points": None if points is None else list(points),
                 }
             )
-        self._replayed = {"players": record["players"], "record": record, "deals": deals,
-                          "scores": list(game.scores), "winner": game.winner}  # fmt: skip
+        sides = [list(self.rules.seats_of(side)) for side in range(self.rules.num_sides)]
+        self._replayed = {"players": record["players"], "sides": sides, "record": record,
+                          "deals": deals, "scores": list(game.scores),
+                          "winner": game.winner}  # fmt: skip
         return self._replayed
 
     def _frame(self, game: Game) -> dict[str, Any]:
@@ -1173,6 +1194,7 @@ class Table:
             "hands": [format_cards(game.hand(s)) for s in range(self.rules.num_players)],
             "trick": public["trick"],
             "tricks": public["tricks"],
+            "trick_winners": public["trick_winners"],
             "tricks_won": public["tricks_won"],
             "trump": public["trump"],
             "turned_up": public["turned_up"],

@@ -42,3 +42,10 @@ export function remember(tableId, facts) {
   localStorage.setItem(KEY, JSON.stringify(all));
   return all[tableId];
 }
+
+/** This browser no longer sits at ``tableId`` (its player left it). */
+export function forget(tableId) {
+  const all = remembered();
+  delete all[tableId];
+  localStorage.setItem(KEY, JSON.stringify(all));
+}

@@ -1,8 +1,11 @@
-// Cards as the page draws them: text and CSS, crisp at any size, named for screen readers.
+// Cards, bids and players as the page draws and names them. A card's name holds what it shows
+// ("K♠, king of spades"), so that a voice-control user can say what they see.
+import { backSVG, faceSVG } from "./cardart.js";
+import { element } from "./dom.js";
 import { t } from "./i18n.js";
 
 export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
-const RANKS = { T: "10", J: "J", Q: "Q", K: "K", A: "A" };
+const SHOWN = { T: "10" };
 
 function suitName(suit) {
   return { S: t("spades"), H: t("hearts"), D: t("diamonds"), C: t("clubs") }[suit];
@@ -13,35 +16,47 @@ function rankName(rank) {
   return names[rank] ?? rank;
 }
 
-/** A card's name for a screen reader: "queen of spades", "Big Blooper". */
-export function cardLabel(card) {
+/** A card as its corner shows it: "K♠", "10♥", "B★". */
+export function cardText(card) {
+  if (card === "BJ") return "B★";
+  if (card === "LJ") return "L★";
+  return `${SHOWN[card[0]] ?? card[0]}${SUITS[card[1]]}`;
+}
+
+/** A card's spoken name: "king of spades", "Big Blooper". */
+export function cardName(card) {
   if (card === "BJ") return t("Big Blooper");
   if (card === "LJ") return t("Little Blooper");
   return t("{rank} of {suit}", { rank: rankName(card[0]), suit: suitName(card[1]) });
+}
+
+/** What a card is called on the page: what it shows, then its name. */
+export function cardLabel(card) {
+  return `${cardText(card)}, ${cardName(card)}`;
 }
 
 export function suitLabel(suit) {
   return suit ? suitName(suit) : t("no trump");
 }
 
-/** A card element: a button when it can be chosen (its caller says when), a picture
- * otherwise; ``dim`` for a card that may not be played now. */
-export function cardElement(card, { button = false, dim = false, small = false } = {}) {
-  const element = document.createElement(button ? "button" : "span");
-  const joker = card === "BJ" || card === "LJ";
-  element.className = `card s-${joker ? "J" : card[1]}${small ? " small" : ""}${dim ? " dim" : ""}`;
-  element.dataset.card = card;
-  element.setAttribute("aria-label", cardLabel(card));
-  if (button) element.type = "button";
-  else element.setAttribute("role", "img");
-  const rank = document.createElement("span");
-  rank.className = "rank";
-  rank.textContent = joker ? (card === "BJ" ? "B★" : "L★") : RANKS[card[0]] ?? card[0];
-  const suit = document.createElement("span");
-  suit.className = "suit";
-  suit.textContent = joker ? "" : SUITS[card[1]];
-  element.append(rank, suit);
-  return element;
+/** A card: a button when it may be chosen (its caller says when), a picture otherwise.
+ * ``dim``: a card that may not be played now. */
+export function cardElement(card, { button = false, dim = false } = {}) {
+  const node = document.createElement(button ? "button" : "span");
+  node.className = `card${dim ? " dim" : ""}`;
+  node.dataset.card = card;
+  node.setAttribute("aria-label", cardLabel(card));
+  if (button) node.type = "button";
+  else node.setAttribute("role", "img");
+  node.innerHTML = faceSVG(card);
+  return node;
+}
+
+/** A card face down. */
+export function cardBack() {
+  const node = element("span", { class: "card back", "aria-hidden": "true" });
+  node.innerHTML = backSVG();
+  return node;
 }
 
 /** A bid or contract as a player reads it: "pass", "board" in their language, a number as
@@ -58,17 +73,38 @@ export function trumpSymbol(trump) {
   return trump ? SUITS[trump] : "—";
 }
 
-/** A trick on the table: each card with who played it, in the order played. */
-export function playedRow(trick, nameOf) {
-  const row = document.createElement("ol");
-  row.className = "played";
+/** A trick on the table as a row: each card with who played it, in the order played; the
+ * winner's card marked. */
+export function playedRow(trick, nameOf, winner = null) {
+  const row = element("ol", { class: "played" });
   for (const [seat, card] of trick) {
-    const item = document.createElement("li");
-    const by = document.createElement("span");
-    by.className = "by";
-    by.textContent = nameOf(seat);
-    item.append(cardElement(card), by);
+    const item = element("li", {}, cardElement(card), element("span", { class: "by", text: nameOf(seat) }));
+    if (seat === winner) {
+      item.classList.add("won");
+      item.firstChild.dataset.winner = "";
+    }
     row.append(item);
   }
   return row;
+}
+
+const FACES = {  // a bot's face, by level: the mouth, and what it wears
+  easy: '<path d="M9 20q7 6 14 0" fill="none" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/>',
+  medium: '<path d="M10 21h12" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/>',
+  hard: '<path d="M10 22q6-4 12 0" fill="none" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/><path d="M8 11l5 2M24 11l-5 2" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/>',
+  expert: '<path d="M9 20q7 5 14 0" fill="none" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/><path d="M8 7l3-5 3 4 2-5 2 5 3-4 3 5z" fill="#facc15" stroke="#7c5800" stroke-width="1"/>',
+};
+
+/** A player's small picture: a bot's face by its level, a person's initial. */
+export function avatar(entry) {
+  const node = element("span", { class: `avatar${entry.bot ? ` bot lv-${entry.bot}` : ""}`, "aria-hidden": "true" });
+  if (entry.bot) {
+    node.innerHTML = `<svg viewBox="0 0 32 32"><circle cx="16" cy="17" r="13"/><circle cx="11.5" cy="15" r="2" fill="#1b1b1b"/><circle cx="20.5" cy="15" r="2" fill="#1b1b1b"/>${FACES[entry.bot] ?? ""}</svg>`;
+  } else {
+    node.textContent = (entry.name || "?").trim().charAt(0).toUpperCase();
+    let hash = 0;
+    for (const ch of entry.name || "") hash = (hash * 31 + ch.charCodeAt(0)) % 360;
+    node.style.setProperty("--hue", hash);
+  }
+  return node;
 }

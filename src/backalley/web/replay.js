@@ -1,62 +1,119 @@
-// A finished game step by step, every hand open, with each deal's review alongside; the
-// frames come from the server's engine, so the page works out nothing itself.
+// A finished game step by step, every hand open, at the table as it was played: the trick in
+// front of its players with its winner marked, the tricks each side has taken, a deal's points
+// once its last card is down, and each deal's review alongside. It plays itself, or card by
+// card. The frames come from the server's engine, so the page works out nothing itself.
 import { call } from "./api.js";
-import { bidLabel, cardElement, playedRow, trumpSymbol } from "./cards.js";
+import { bidLabel, cardElement, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
+import { placeOf } from "./felt.js";
 import { t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
-import { seatName } from "./table.js";
+
+const STEP = 900;  // ms a card while the replay plays itself
 
 export async function renderReplay(main, tableId) {
   const game = await call("GET", `/api/tables/${tableId}/replay`);
-  const names = game.players.map((_, seat) => seatName(game.players, seat));
+  const players = game.players.length;
+  const names = game.players.map((name, seat) => name || t("seat {seat}", { seat: seat + 1 }));
+  const sideName = (seats) => seats.map((seat) => names[seat]).join(" & ");
   let deal = 0;
   let step = 0;
+  let playing = null;
   const root = element("div", { class: "replay" });
-  const controls = element("div", { class: "controls", role: "group", "aria-label": t("replay") });
-  const board = element("section", { class: "panel board" });
+  const controls = element("div", { class: "controls", role: "toolbar", "aria-label": t("replay") });
+  const heading = element("h2", { class: "replay-title" });
+  const facts = element("p", { class: "replay-facts" });
+  const felt = element("section", { class: "felt replay-felt" });
+  felt.innerHTML = '<div class="place north" data-place="north"></div><div class="place west" data-place="west"></div><div class="place east" data-place="east"></div><div class="centre"><div class="trick" data-trick><div class="slot north"></div><div class="slot west"></div><div class="slot east"></div><div class="slot south"></div></div><p class="banner"></p></div><div class="place south" data-place="south"></div>';
+  const tally = element("ul", { class: "side-scores replay-tally" });
   const review = element("section", { class: "panel review" });
+  const button = (label, name) => element("button", { type: "button", "data-step": name, text: label });
   const buttons = {
-    previousDeal: element("button", { type: "button", text: `« ${t("deal")}` }),
-    previous: element("button", { type: "button", text: `◀ ${t("card")}` }),
-    next: element("button", { type: "button", text: `${t("card")} ▶` }),
-    nextDeal: element("button", { type: "button", text: `${t("deal")} »` }),
+    previousDeal: button(`« ${t("deal")}`, "previous-deal"),
+    previous: button(`◀ ${t("card")}`, "previous"),
+    play: button(t("play"), "play"),
+    next: button(`${t("card")} ▶`, "next"),
+    nextDeal: button(`${t("deal")} »`, "next-deal"),
   };
-  const download = element("a", { href: `/api/tables/${tableId}/record`, download: `backalley-${tableId}.json`, text: t("download the record") });
+  const download = element("a", { href: `/api/tables/${tableId}/record`, download: `backalley-${tableId}.json`, class: "button", text: t("download the record") });
   controls.append(...Object.values(buttons), download);
-  root.append(element("h1", { text: t("Replay") }), controls, board, review);
+  root.append(element("h1", { text: t("Replay") }), controls, heading, facts, felt, tally, review);
   main.replaceChildren(root);
 
+  const last = (d) => game.deals[d].frames.length - 1;
   const move = (newDeal, newStep) => {
     deal = Math.max(0, Math.min(game.deals.length - 1, newDeal));
-    const frames = game.deals[deal].frames.length;
-    step = Math.max(0, Math.min(frames - 1, newStep));
+    step = Math.max(0, Math.min(last(deal), newStep));
     draw();
+  };
+  const forward = () => {
+    if (step < last(deal)) move(deal, step + 1);
+    else if (deal < game.deals.length - 1) move(deal + 1, 0);
+    else stop();
+  };
+  const stop = () => {
+    clearInterval(playing);
+    playing = null;
+    buttons.play.textContent = t("play");
+    buttons.play.setAttribute("aria-pressed", "false");
+  };
+  const toggle = () => {
+    if (playing) return stop();
+    playing = setInterval(forward, STEP);
+    buttons.play.textContent = t("pause");
+    buttons.play.setAttribute("aria-pressed", "true");
   };
   buttons.previousDeal.addEventListener("click", () => move(deal - 1, 0));
   buttons.nextDeal.addEventListener("click", () => move(deal + 1, 0));
   buttons.previous.addEventListener("click", () => move(deal, step - 1));
   buttons.next.addEventListener("click", () => move(deal, step + 1));
+  buttons.play.addEventListener("click", toggle);
+  buttons.play.setAttribute("aria-pressed", "false");
   root.addEventListener("keydown", (event) => {
     if (event.key === "ArrowRight") move(deal, step + 1);
-    if (event.key === "ArrowLeft") move(deal, step - 1);
+    else if (event.key === "ArrowLeft") move(deal, step - 1);
+    else return;
+    event.preventDefault();
   });
 
   function draw() {
     const current = game.deals[deal];
     const frame = current.frames[step];
-    board.replaceChildren(
-      element("h2", { text: t("deal {n} · card {step} of {total}", { n: deal + 1, step, total: current.frames.length - 1 }) }),
-      element("p", { text: `${t("trump")}: ${trumpSymbol(frame.trump)} · ${t("bids")}: ${current.bids.map(([seat, bid]) => `${names[seat]} ${bidLabel(bid)}`).join(", ") || "—"}` }),
-    );
-    const hands = element("ul", { class: "hands" });
-    (frame.hands || []).forEach((hand, seat) => {
-      const row = element("li", {}, element("span", { class: "name", text: names[seat] }));
-      for (const card of hand) row.append(cardElement(card, { small: true }));
-      hands.append(row);
+    const over = step === last(deal);
+    heading.textContent = t("deal {n} of {total} · card {step} of {cards}", { n: deal + 1, total: game.deals.length, step, cards: last(deal) });
+    const bids = current.bids.map(([seat, bid]) => `${names[seat]} ${bidLabel(bid)}`).join(", ") || "—";
+    facts.replaceChildren(element("span", { class: `trump-suit s-${frame.trump || "none"}`, text: trumpSymbol(frame.trump) }),
+      ` ${t("bids")}: ${bids}`);
+    const shown = frame.trick.length ? frame.trick : frame.tricks.length ? frame.tricks[frame.tricks.length - 1] : [];
+    const winner = frame.trick.length || !frame.tricks.length ? null : frame.trick_winners[frame.trick_winners.length - 1];
+    for (const place of felt.querySelectorAll("[data-place]")) place.replaceChildren();
+    for (const slot of felt.querySelectorAll(".slot")) slot.replaceChildren();
+    frame.hands.forEach((hand, seat) => {
+      const where = placeOf(seat, 0, players);
+      const won = frame.trick_winners.filter((w) => w === seat).length;
+      const box = element("div", { class: `pod open${frame.to_move === seat ? " turn" : ""}`, "data-seat": String(seat) },
+        element("div", { class: "pod-text" }, element("span", { class: "name", text: names[seat] }), element("span", { class: "sub", text: t("tricks won {n}", { n: won }) })));
+      const cards = element("div", { class: "open-hand" });
+      for (const card of hand) cards.append(cardElement(card));
+      box.append(cards);
+      if (frame.to_move === seat) box.dataset.turn = "";
+      felt.querySelector(`[data-place=${where}]`).append(box);
     });
-    board.append(hands, element("h3", { text: t("the trick") }), playedRow(frame.trick || [], (seat) => names[seat]));
-    if (current.points) board.append(element("p", { text: `${t("points")}: ${current.points.join(" / ")}` }));
+    for (const [seat, card] of shown) {
+      const node = cardElement(card);
+      if (seat === winner) {
+        node.dataset.winner = "";
+        node.classList.add("winner");
+      }
+      felt.querySelector(`.slot.${placeOf(seat, 0, players)}`).append(node);
+    }
+    felt.querySelector(".banner").textContent = winner === null ? "" : t("{name} won the trick", { name: names[winner] });
+    tally.replaceChildren();
+    game.sides.forEach((seats, side) => {
+      const points = over && current.points ? ` · ${t("points")} ${current.points[side]}` : "";
+      tally.append(element("li", {}, element("span", { class: "who", text: sideName(seats) }),
+        element("strong", { text: `${t("bid {contract} · took {tricks}", { contract: bidLabel(frame.contracts[side]), tricks: frame.tricks_won[side] })}${points}` })));
+    });
     if (deal !== reviewed) drawReview(deal);
   }
 
@@ -74,8 +131,10 @@ export async function renderReplay(main, tableId) {
       if (number === deal) review.append(element("p", { text: error.message }));
       return;
     }
-    if (number === deal) review.append(...reviewNodes(answer, (seat) => names[seat]));
+    const summary = { contracts: game.deals[number].frames[0].contracts };
+    if (number === deal) review.append(...reviewNodes(answer, (seat) => names[seat], (side) => sideName(game.sides[side]), summary));
   }
 
   move(0, 0);
+  return stop;
 }

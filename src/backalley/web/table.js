@@ -1,408 +1,809 @@
-// The table page: a projection of what the server sends this seat (its view), one function
-// per region of the table. It never works out a rule: the legal cards and bids come in the
-// view, and a refusal comes back from the server with its rule id.
-import { about, call, remember, remembered } from "./api.js";
-import { bidLabel, cardElement, playedRow, suitLabel, trumpSymbol } from "./cards.js";
+// The table page: a projection of what the server sends this seat (its view). Messages pass
+// through a show queue, so that cards move and a finished trick rests before the next thing
+// is shown; the server never waits for the page. The page never works out a rule: legal
+// cards and bids, who won a trick and whether a move may be taken back come from the server.
+import { about, call, forget, remember, remembered } from "./api.js";
+import { bidLabel, cardElement, cardLabel, cardText } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { element, keepName, nameField, toast } from "./dom.js";
+import {
+  collect, dealIn, drawBanner, drawPods, drawScores, drawTimer, drawTrick, drawTrump, feltSkeleton, flyIn, placeOf,
+} from "./felt.js";
 import { language, t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
+import { PAUSES, setting } from "./settings.js";
+import { scoreSheet, thrownInLabel } from "./sheet.js";
+import { ShowQueue } from "./show.js";
+import { signalTurn } from "./signal.js";
+import { sound } from "./sound.js";
 
 export function renderTable(main, tableId, params, go) {
   const mine = remembered()[tableId];
-  if (params.get("watch")) return open(main, tableId, { watch: params.get("watch") }, null);
-  if (params.get("invite") && !(mine && mine.token)) return joinForm(main, tableId, params, go);
-  if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine);
-  main.replaceChildren(
-    element("section", { class: "panel" }, element("p", { text: t("To sit at this table you need its invite link; to watch, its watch link.") })),
-  );
+  if (params.has("watch")) return open(main, tableId, { watch: params.get("watch") || "" }, null, go);
+  if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine, go);
+  joinPage(main, tableId, params, go);
   return null;
 }
 
-function joinForm(main, tableId, params, go) {
-  const seat = Number(params.get("seat"));
-  const form = element("form", { class: "panel" }, element("h1", { text: t("Take seat {seat}", { seat: seat + 1 }) }));
+// ---------------------------------------------------------------------- joining
+
+/** Who sits where and what is played, for a join page or the lobby: "standard · 3, 2, 1". */
+export function rulesLine(table) {
+  const options = Object.entries(table.options || {}).filter(([key]) => key !== "hand_sizes");
+  const parts = [table.rules, t("deals of {sizes} cards", { sizes: table.hand_sizes.join(", ") })];
+  for (const [key, value] of options) parts.push(`${key} ${JSON.stringify(value)}`);
+  if (table.turn_timer) parts.push(t("turn timer {n} s", { n: table.turn_timer }));
+  return parts.join(" · ");
+}
+
+async function joinPage(main, tableId, params, go) {
+  const invite = params.get("invite");
+  const seat = invite ? Number(params.get("seat")) : null;
+  const form = element("form", { class: "panel join" });
+  main.replaceChildren(form);
+  let table;
+  try {
+    table = await call("GET", `/api/tables/${tableId}`);
+  } catch (error) {
+    form.append(element("h1", { text: t("there is no such table") }), element("p", { text: error.message }));
+    return;
+  }
+  const title = invite ? t("Take seat {seat} at this table", { seat: seat + 1 }) : t("Sit down at this table");
+  form.append(element("h1", { text: title }), element("p", { class: "rules-line", text: rulesLine(table) }));
+  const seats = element("ul", { class: "join-seats" });
+  for (const entry of table.seats) {
+    const who = entry.name ? `${entry.name}${entry.bot ? ` (${t("{level} bot", { level: t(entry.bot) })})` : ""}` : t("empty seat");
+    seats.append(element("li", { class: entry.seat === seat ? "yours" : "" }, element("strong", { text: t("seat {seat}", { seat: entry.seat + 1 }) }), ` ${who}`));
+  }
+  form.append(seats);
+  if (!invite && !table.public) {
+    form.append(element("p", { text: t("To sit at this table you need its invite link; to watch, its watch link.") }));
+    return;
+  }
+  if (table.status !== "open") {
+    form.append(element("p", { text: table.status === "ended" ? t("this table was closed by its host") : t("every seat at this table is taken") }));
+    if (table.public) form.append(element("a", { href: `/t/${tableId}?watch`, text: t("watch the game") }));
+    return;
+  }
   const name = nameField();
-  form.append(name.label);
-  form.append(element("button", { type: "submit", class: "primary", text: t("Sit down") }));
+  const sit = element("button", { type: "submit", class: "primary", text: t("Sit down") });
+  form.append(name.label, sit);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    sit.disabled = true;
     try {
       const kept = keepName(name.input.value);
-      const taken = await call("POST", `/api/tables/${tableId}/seats/${seat}`, { invite: params.get("invite"), name: name.input.value });
-      remember(tableId, { seat, token: taken.token, name: kept });
+      const taken = invite
+        ? await call("POST", `/api/tables/${tableId}/seats/${seat}`, { invite, name: name.input.value })
+        : await call("POST", `/api/tables/${tableId}/join`, { name: name.input.value });
+      remember(tableId, { seat: taken.seat, token: taken.token, name: kept });
       go(`/t/${tableId}`);
     } catch (error) {
       toast(error.message);
+      sit.disabled = false;
     }
   });
-  main.replaceChildren(form);
-  return null;
+}
+
+// ---------------------------------------------------------------------- the page
+
+const TABS = [["sheet", "Score sheet"], ["review", "Review"], ["info", "Table"]];
+
+function skeleton() {
+  const root = element("div", { class: "table-page" });
+  const felt = feltSkeleton();
+  const heading = element("h1", { class: "sr" });
+  const mine = element("section", { class: "mine" });
+  mine.innerHTML = `
+    <div class="bids" data-region="bids" role="toolbar"></div>
+    <div class="hand" data-region="hand" role="toolbar"></div>
+    <div class="actions" data-region="actions"></div>`;
+  const side = element("aside", { class: "side" });
+  const tabs = element("div", { class: "tabs", role: "tablist" });
+  side.append(tabs);
+  const page = { root, felt, heading, tabs, panels: {}, tabButtons: {} };
+  for (const [name, label] of TABS) {
+    const button = element("button", { type: "button", role: "tab", id: `tab-${name}`, "aria-controls": `panel-${name}`, "data-tab": name, text: t(label) });
+    const panel = element("section", { class: "panel tab-panel", role: "tabpanel", id: `panel-${name}`, "aria-labelledby": `tab-${name}`, "data-panel": name });
+    tabs.append(button);
+    side.append(panel);
+    page.tabButtons[name] = button;
+    page.panels[name] = panel;
+  }
+  const talk = element("section", { class: "panel talk", "aria-labelledby": "talk-title" });
+  talk.innerHTML = `<h2 id="talk-title"></h2><ol class="log" data-region="log"></ol>
+    <form data-region="chatForm"><input data-region="chatInput" maxlength="300" autocomplete="off"><button type="submit" data-region="chatSend"></button></form>`;
+  side.append(talk);
+  root.append(heading, felt, mine, side);
+  for (const node of root.querySelectorAll("[data-region]")) page[node.dataset.region] = node;
+  page.places = [...felt.querySelectorAll("[data-place]")];
+  page.hand.setAttribute("aria-label", t("your hand"));
+  page.bids.setAttribute("aria-label", t("your bid"));
+  talk.querySelector("h2").textContent = t("Table talk");
+  page.chatSend.textContent = t("send");
+  page.chatInput.setAttribute("aria-label", t("a message to the table"));
+  page.log.setAttribute("aria-label", t("what happened at the table"));
+  return page;
 }
 
 /** Connect and keep the page drawn from the server's messages; returns a way to leave. */
-function open(main, tableId, credentials, mine) {
+function open(main, tableId, credentials, mine, go) {
   const page = skeleton();
   main.replaceChildren(page.root);
   const state = {
-    tableId, mine, table: null, view: null, chat: [], turnSince: Date.now(), reviewed: new Set(), levels: null,
+    tableId, mine, credentials, table: null, view: null, shown: null, shownTrick: [], chat: [], levels: null,
+    turnSince: Date.now(), reviewed: new Set(), reviews: {}, tab: "sheet", myTurn: false, warned: false, lastShown: null,
+    thrownRun: 0,
   };
+  const ctx = {
+    state, page, go,
+    me: () => (state.view ? state.view.seat : mine ? mine.seat : null),
+    nameOf: (seat) => nameOf(state, seat),
+    sideName: (side) => sideName(state, side),
+    placeOf: (seat) => placeOf(seat, ctx.me() ?? 0, state.table.seats.length),
+    hurry: () => document.hidden || queue.backlog > 6,
+  };
+  const queue = new ShowQueue((message) => showMessage(ctx, message));
+  ctx.queue = queue;
   const connection = new TableConnection(
     tableId,
     { ...credentials, lang: language() },
-    (message) => receive(state, page, message),
-    (status, code) => showStatus(status, code),
+    (message) => receive(ctx, message),
+    (status, code) => showStatus(ctx, status, code),
   );
-  about().then((facts) => {  // the bot levels a host may choose from
+  ctx.connection = connection;
+  about().then((facts) => {
     state.levels = facts.levels;
-    if (state.table) drawInvites(state, page);
+    if (state.table) drawInfo(ctx);
   }).catch(() => {});
-  page.claim.addEventListener("click", () => connection.send({ type: "claim" }));
-  page.lastButton.addEventListener("click", () => {
-    page.last.hidden = !page.last.hidden;
-    page.lastButton.setAttribute("aria-expanded", String(!page.last.hidden));
+  wire(ctx);
+  selectTab(ctx, "sheet");
+  const timer = setInterval(() => tick(ctx), 500);
+  return () => {
+    clearInterval(timer);
+    connection.close();
+    signalTurn(false);
+    showStatus(ctx, "open");
+  };
+}
+
+function showStatus(ctx, status, code) {
+  const bar = document.getElementById("status");
+  if (status === "open") bar.textContent = "";
+  else if (status === "lost") bar.textContent = t("connection lost: coming back…");
+  else if (code === 4410) bar.textContent = t("you left this table");
+  else bar.textContent = code === 4404 ? t("there is no such table") : t("this link does not open this table");
+}
+
+// ---------------------------------------------------------------------- input
+
+function wire(ctx) {
+  const { page, state } = ctx;
+  page.tabs.addEventListener("click", (event) => {
+    const tab = event.target.closest("[data-tab]");
+    if (tab) selectTab(ctx, tab.dataset.tab);
+  });
+  page.tabs.addEventListener("keydown", (event) => {
+    const names = TABS.map(([name]) => name);
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+    if (!step) return;
+    const next = names[(names.indexOf(state.tab) + step + names.length) % names.length];
+    selectTab(ctx, next);
+    page.tabButtons[next].focus();
   });
   page.chatForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = page.chatInput.value.trim();
-    if (text) connection.send({ type: "chat", text });
+    if (text) ctx.connection.send({ type: "chat", text });
     page.chatInput.value = "";
   });
-  const act = (action) => {
-    if (!connection.send({ type: "act", action })) return;
-    // One action a turn: the buttons wait for the server's answer, which redraws them.
-    for (const button of page.root.querySelectorAll(".bids button, .hand button")) button.disabled = true;
-  };
   page.hand.addEventListener("click", (event) => {
     const card = event.target.closest("button.card");
-    if (card && !card.disabled) act(card.dataset.card);
+    if (card && card.getAttribute("aria-disabled") !== "true") act(ctx, card.dataset.card);
   });
   page.bids.addEventListener("click", (event) => {
     const bid = event.target.closest("button[data-bid]");
-    if (bid) act(bid.dataset.bid);
+    if (bid) act(ctx, bid.dataset.bid);
   });
-  const timer = setInterval(() => {
-    if (state.table && state.table.turn_timer) drawCountdown(state, page);
-  }, 1000);
-  return () => {
-    clearInterval(timer);
-    connection.close();
-    showStatus("open");  // no banner of this table's connection on the next page
-  };
+  for (const group of [page.hand, page.bids]) group.addEventListener("keydown", (event) => rove(group, event));
+  page.felt.addEventListener("click", () => ctx.queue.skip());  // a tap ends a trick's pause
+  page.root.addEventListener("keydown", (event) => shortcut(ctx, event));
 }
 
-function showStatus(status, code) {
-  const bar = document.getElementById("status");
-  if (status === "open") bar.textContent = "";
-  else if (status === "lost") bar.textContent = t("connection lost: coming back…");
-  else bar.textContent = code === 4404 ? t("there is no such table") : t("this link does not open this table");
+/** One Tab stop a group (the hand, the bids): the arrows move within it, Home and End to its
+ * ends (roving tabindex). */
+function rove(group, event) {
+  const items = [...group.querySelectorAll("button")];
+  const at = items.indexOf(document.activeElement);
+  if (at < 0) return;
+  const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: items.length - 1 }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  focusItem(group, items[Math.max(0, Math.min(items.length - 1, to))]);
 }
 
-function skeleton() {
-  const html = `
-  <section class="play" aria-label="">
-    <div class="info" data-region="info"></div>
-    <ol class="seats" data-region="seats"></ol>
-    <div class="trick" data-region="trick" role="group"></div>
-    <p class="prompt"><span data-region="prompt" aria-live="polite"></span><span data-region="countdown"></span></p>
-    <div class="bids" data-region="bids" role="group"></div>
-    <div class="hand" data-region="hand" role="group"></div>
-    <div class="actions">
-      <button type="button" data-region="lastButton" aria-expanded="false"></button>
-      <button type="button" data-region="claim"></button>
-    </div>
-    <div class="last" data-region="last" hidden></div>
-    <div class="end" data-region="end" hidden></div>
-  </section>
-  <aside class="side">
-    <section class="panel review" data-region="review" hidden></section>
-    <section class="panel" data-region="sheet"></section>
-    <section class="panel" data-region="invites" hidden></section>
-    <section class="panel chat">
-      <h2 data-region="chatTitle"></h2>
-      <ol class="messages" data-region="messages"></ol>
-      <form data-region="chatForm"><input data-region="chatInput" maxlength="300"><button type="submit" data-region="chatSend"></button></form>
-    </section>
-  </aside>`;
-  const root = element("div", { class: "table-page" });
-  root.innerHTML = html;
-  const page = { root };
-  for (const node of root.querySelectorAll("[data-region]")) page[node.dataset.region] = node;
-  page.trick.setAttribute("aria-label", t("the trick"));
-  page.hand.setAttribute("aria-label", t("your hand"));
-  page.bids.setAttribute("aria-label", t("your bid"));
-  page.lastButton.textContent = t("last trick");
-  page.claim.textContent = t("claim the rest");
-  page.chatTitle.textContent = t("Chat");
-  page.chatSend.textContent = t("send");
-  page.chatInput.setAttribute("aria-label", t("a message to the table"));
-  return page;
+function focusItem(group, item) {
+  for (const other of group.querySelectorAll("button")) other.tabIndex = other === item ? 0 : -1;
+  if (item) item.focus();
 }
 
-// ------------------------------------------------------------------ messages
+const SHORTCUTS = { u: "undo", l: "last", c: "claim", k: "keys" };
 
-function receive(state, page, message) {
+function shortcut(ctx, event) {
+  if (event.target.closest("input, select, textarea, dialog") || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (event.key === "Escape" || event.key === " " && ctx.queue.pausing) {
+    ctx.queue.skip();
+    closeOverlay(ctx, "last");
+    if (event.key === " ") event.preventDefault();
+    return;
+  }
+  const action = SHORTCUTS[event.key.toLowerCase()];
+  const button = action && ctx.page.actions.querySelector(`[data-action=${action}]`);
+  if (button && !button.disabled) {
+    event.preventDefault();
+    button.click();
+  }
+}
+
+function act(ctx, action) {
+  if (!ctx.connection.send({ type: "act", action })) return;
+  // One action a turn: the hand and bids wait for the server's answer, which redraws them.
+  ctx.state.sent = true;
+  for (const button of ctx.page.root.querySelectorAll(".bids button, .hand button")) button.setAttribute("aria-disabled", "true");
+}
+
+function selectTab(ctx, name) {
+  ctx.state.tab = name;
+  for (const [tab, button] of Object.entries(ctx.page.tabButtons)) {
+    const on = tab === name;
+    button.setAttribute("aria-selected", String(on));
+    button.tabIndex = on ? 0 : -1;
+    ctx.page.panels[tab].hidden = !on;
+  }
+  if (name === "review") ctx.page.tabButtons.review.classList.remove("fresh");
+  if (name === "sheet") scrollSheet(ctx);
+}
+
+// ---------------------------------------------------------------------- messages
+
+function receive(ctx, message) {
+  const { state } = ctx;
   switch (message.type) {
     case "state":
-      state.table = message.table;
-      state.chat = message.chat;
-      setView(state, message.view, false);
-      draw(state, page);
-      break;
     case "resync":
       state.table = message.table;
-      for (const event of message.events) if (event.kind === "chat") state.chat.push(event);
-      setView(state, message.view, false);
-      draw(state, page);
+      if (message.type === "state") state.chat = [];
+      for (const event of message.type === "state" ? message.chat : message.events) {
+        if (event.kind === "chat") addLine(ctx, { name: event.name, text: event.text });
+      }
+      if (!state.view || !message.view || state.view.to_move !== message.view.to_move) state.turnSince = Date.now();
+      state.view = message.view;
+      ctx.queue.replace({ jump: true, view: message.view });
       break;
     case "event": {
       const event = message.event;
       if (event.kind === "chat") {
-        state.chat.push({ version: message.version, ...event });
-        drawChat(state, page);
+        addLine(ctx, { name: event.name, text: event.text });
+        break;
       }
-      if (event.kind === "claim") {  // the cards that play the deal out come next
-        toast(t("{name} claimed every remaining trick: the claim holds", { name: nameOf(state, event.seat) }));
+      if (message.table) takeTable(ctx, message.table);
+      if (message.view) {
+        state.view = message.view;
+        state.turnSince = Date.now();  // the server restarts its turn timer at every change
       }
-      if (message.table) state.table = message.table;
-      if (message.view) setView(state, message.view, true);
-      if (message.view || message.table) draw(state, page);  // a game change, or a seat filled
+      ctx.queue.push(message);
       break;
     }
     case "presence":
       if (!state.table) break;
       state.table.seats = message.seats;
-      drawSeats(state, page);
-      drawInvites(state, page);
+      if (state.shown !== undefined) drawPods(ctx);
+      drawInfo(ctx);
       break;
     case "error":
       toast(message.message);
-      if (state.table) {  // the buttons back, as they were before the refused action
-        drawBids(state, page);
-        drawHand(state, page);
-      }
+      state.sent = false;
+      if (state.shown) drawMine(ctx);
       break;
-    default:  // an ack: the events it made came first, and redrew the page
+    default:  // an ack: the events it made came before it
       break;
   }
 }
 
-/** Take a new view. The server restarts a turn timer at every change of the game, which is
- * what an event's view follows (``changed``); a state or resync after a reconnection keeps
- * the count unless the turn moved on meanwhile. */
-function setView(state, view, changed) {
-  const before = state.view;
-  if (changed || !before || !view || before.to_move !== view.to_move || before.deal !== view.deal) state.turnSince = Date.now();
-  state.view = view;
+/** A new description of the table: drawn at once where it shows (the queue is for the game),
+ * and a rematch that has started takes everyone to its table. */
+function takeTable(ctx, table) {
+  const { state } = ctx;
+  state.table = table;
+  const rematch = table.rematch;
+  if (rematch && rematch.status === "started" && rematch.table) {
+    const mine = state.mine;
+    if (mine && mine.token) remember(rematch.table, { seat: mine.seat, token: mine.token, name: mine.name, host: mine.host, watch: mine.watch });
+    const watching = "watch" in state.credentials;
+    setTimeout(() => ctx.go(watching ? `/t/${rematch.table}?watch=${encodeURIComponent(state.credentials.watch)}` : `/t/${rematch.table}`), 600);
+  }
+  drawInfo(ctx);
+  if (state.shown !== undefined && state.shown && state.shown.phase === "over") drawOverlay(ctx);
 }
 
-function draw(state, page) {
-  if (!state.table) return;
-  drawInfo(state, page);
-  drawSeats(state, page);
-  drawTrick(state, page);
-  drawPrompt(state, page);
-  drawBids(state, page);
-  drawHand(state, page);
-  drawActions(state, page);
-  drawSheet(state, page);
-  drawInvites(state, page);
-  drawChat(state, page);
-  drawEnd(state, page);
-  drawReview(state, page);
+/** Show one message of the queue: a card moves in (a completed trick rests, marked, then
+ * goes to its winner), a deal comes from its dealer, the rest is drawn at once. */
+async function showMessage(ctx, message) {
+  const { state } = ctx;
+  if (message.jump) {
+    render(ctx, message.view);
+    return;
+  }
+  const event = message.event;
+  const view = message.view;
+  switch (event.kind) {
+    case "card":
+      await showCard(ctx, event, view);
+      break;
+    case "deal":
+      announceDeal(ctx, event, view);
+      if (view) render(ctx, view);
+      sound("deal");
+      await dealIn(ctx, event.dealer);
+      break;
+    case "bid":
+      if (event.seat !== ctx.me()) note(ctx, t("{name} bids {bid}", { name: ctx.nameOf(event.seat), bid: bidLabel(event.action) }));
+      if (event.by === "timer") timedOut(ctx, event);
+      if (view) render(ctx, view);
+      break;
+    default:
+      describeEvent(ctx, event);
+      if (view) render(ctx, view);
+      else if (state.shown !== undefined) drawAll(ctx);
+  }
 }
 
-// ------------------------------------------------------------------ regions
+async function showCard(ctx, event, view) {
+  const { state } = ctx;
+  const played = [...state.shownTrick, [event.seat, event.action]];
+  drawTrick(ctx, played);
+  sound("card");
+  if (event.by === "timer") timedOut(ctx, event);
+  if (event.won_by === undefined) {
+    state.shownTrick = played;
+    if (view) render(ctx, view, { keepTrick: true });
+    await flyIn(ctx, event.seat);
+    return;
+  }
+  // A completed trick: every card in view together, the winner's marked, for the pause.
+  await flyIn(ctx, event.seat);
+  drawTrick(ctx, played, event.won_by);
+  const summary = played.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`).join("; ");
+  const won = t("{name} won the trick", { name: ctx.nameOf(event.won_by) });
+  note(ctx, won);
+  speak(ctx, `${summary}. ${won}.`);
+  drawBanner(ctx, won, "won");
+  markWinnerPod(ctx, event.won_by);
+  const speed = setting("speed");
+  const wait = ctx.hurry() || state.claiming ? 150 : PAUSES[speed] === undefined ? PAUSES.normal : PAUSES[speed];
+  if (wait === null) drawBanner(ctx, `${won} · ${t("tap to go on")}`, "won");
+  await ctx.queue.pause(wait);
+  sound("trick");
+  await collect(ctx, event.won_by);
+  state.shownTrick = [];
+  if (view) render(ctx, view);
+}
+
+function markWinnerPod(ctx, seat) {
+  const pod = ctx.page.felt.querySelector(`.pod[data-seat="${seat}"]`);
+  if (pod) pod.classList.add("takes");
+}
+
+function timedOut(ctx, event) {
+  const card = event.kind === "card" ? cardText(event.action) : bidLabel(event.action);
+  const text = event.seat === ctx.me()
+    ? t("Time ran out: {action} was played for you", { action: card })
+    : t("{name} ran out of time: {action} was played for them", { name: ctx.nameOf(event.seat), action: card });
+  note(ctx, text);
+  speak(ctx, text);
+}
+
+// ---------------------------------------------------------------------- announcements
+
+/** A line in the table's log (and, if ``speak``, read out by screen readers). */
+function note(ctx, text) {
+  addLine(ctx, { text });
+}
+
+function addLine(ctx, line) {
+  const log = ctx.page.log;
+  const item = element("li", { class: line.name ? "chat" : "note" });
+  if (line.name) item.append(element("strong", { text: `${line.name}: ` }), line.text);
+  else item.textContent = line.text;
+  log.append(item);
+  while (log.children.length > 150) log.firstChild.remove();
+  log.scrollTop = log.scrollHeight;
+}
+
+function speak(ctx, text) {
+  const region = document.getElementById("announcer");
+  if (region) region.textContent = text;
+}
+
+function announceDeal(ctx, event, view) {
+  const { state } = ctx;
+  const last = view && view.history.length ? view.history[view.history.length - 1] : null;
+  if (last && last.thrown_in && view.history.length > (state.shown?.history.length ?? 0)) {
+    let run = 0;
+    for (let i = view.history.length - 1; i >= 0 && view.history[i].thrown_in === last.thrown_in; i--) run++;
+    note(ctx, run > 1 ? `${thrownInLabel(last.thrown_in)} (${t("{n} in a row", { n: run })})` : thrownInLabel(last.thrown_in));
+  } else if (last && last.points && state.shown && state.shown.history.length < view.history.length) {
+    const parts = last.points.map((points, side) => t("{side} bid {contract}, took {tricks}: {points}", {
+      side: ctx.sideName(side), contract: bidLabel(last.contracts[side]), tricks: last.tricks[side], points: points > 0 ? `+${points}` : points,
+    }));
+    note(ctx, parts.join(" · "));
+  }
+  if (!view) return;
+  note(ctx, t("Deal {n}: {cards} cards, dealt by {name}", { n: view.deal + 1, cards: view.hand_size, name: ctx.nameOf(event.dealer) }));
+  const up = view.turned_up.map(cardText).join(" ");
+  note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: trumpName(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
+  if (view.joker_shown) note(ctx, t("{name} shows {card}, discards it and draws a card", { name: ctx.nameOf(view.joker_shown.seat), card: cardText(view.joker_shown.card) }));
+  if (view.phase === "bid" && view.to_move !== null) note(ctx, t("{name} bids first", { name: ctx.nameOf(view.to_move) }));
+}
+
+function trumpName(suit) {
+  return { S: t("spades"), H: t("hearts"), D: t("diamonds"), C: t("clubs") }[suit];
+}
+
+function describeEvent(ctx, event) {
+  const name = event.seat === undefined ? "" : ctx.nameOf(event.seat);
+  if (event.kind === "claim") {
+    ctx.state.claiming = true;
+    const text = t("{name} claimed every remaining trick: the claim holds", { name });
+    note(ctx, text);
+    toast(text);
+  } else if (event.kind === "takeback") {
+    note(ctx, t("{name} took back a move", { name }));
+  } else if (event.kind === "left") {
+    note(ctx, event.bot ? t("{name} left the table; {bot} takes the seat", { name: event.name, bot: event.bot }) : t("{name} left the table", { name: event.name }));
+  } else if (event.kind === "ended") {
+    note(ctx, t("The host closed this table."));
+  } else if (event.kind === "rematch") {
+    const by = ctx.nameOf(event.by);
+    const text = {
+      open: t("{name} offers a rematch", { name: by }),
+      declined: t("{name} declined the rematch", { name: event.declined === null ? by : ctx.nameOf(event.declined) }),
+      expired: t("The rematch was not accepted in time."),
+      started: t("The rematch begins."),
+    }[event.status];
+    if (text) note(ctx, text);
+  } else if (event.kind === "start") {
+    note(ctx, t("Every seat is taken: the game begins."));
+  } else if (event.kind === "seat" || event.kind === "bot") {
+    note(ctx, t("{name} sits down in seat {seat}", { name: event.name, seat: event.seat + 1 }));
+  }
+}
+
+// ---------------------------------------------------------------------- drawing
 
 function nameOf(state, seat) {
-  const names = state.table.seats.map((s) => (s.bot ? t("{level} bot", { level: t(s.bot) }) : s.name));
-  return seatName(names, seat);
-}
-
-/** A seat's name as shown: its player's (with the seat's number when two share a name). */
-export function seatName(names, seat) {
+  const names = state.table.seats.map((s) => s.name);
   const name = names[seat];
   if (!name) return t("seat {seat}", { seat: seat + 1 });
   return names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name;
 }
 
 function sideName(state, side) {
-  return state.view.sides[side].map((seat) => nameOf(state, seat)).join(" & ");
+  const view = state.shown || state.view;
+  const seats = view ? view.sides[side] : [side];
+  return seats.map((seat) => nameOf(state, seat)).join(" & ");
 }
 
-function drawInfo(state, page) {
-  const view = state.view;
-  const box = page.info;
-  box.replaceChildren();
-  if (!view) {
-    box.append(element("p", { text: t("Waiting for every seat to be filled.") }));
+/** Show ``view``: every region drawn from it. */
+function render(ctx, view, { keepTrick = false } = {}) {
+  const { state } = ctx;
+  const before = state.shown;
+  state.shown = view;
+  if (view && view.phase !== "play" || !view) state.claiming = false;
+  if (!keepTrick) state.shownTrick = view ? view.trick : [];
+  if (!before || !view || before.to_move !== view.to_move) state.warned = false;
+  state.sent = false;
+  drawAll(ctx);
+}
+
+function drawAll(ctx) {
+  const { state, page } = ctx;
+  if (!state.table) return;
+  const view = state.shown;
+  page.heading.textContent = view ? t("Back Alley table, deal {n}", { n: view.deal + 1 }) : t("Back Alley table");
+  drawPods(ctx);
+  drawTrump(ctx);
+  drawScores(ctx);
+  drawTrick(ctx, state.shownTrick);
+  drawPrompt(ctx);
+  drawMine(ctx);
+  drawSheet(ctx);
+  drawInfo(ctx);
+  drawOverlay(ctx);
+  drawReview(ctx);
+  page.chatForm.hidden = !view || view.seat === null;
+  turnChanged(ctx);
+}
+
+function myTurn(view) {
+  return Boolean(view) && view.phase !== "over" && view.to_move === view.seat && view.legal.length > 0;
+}
+
+function drawPrompt(ctx) {
+  const view = ctx.state.shown;
+  let text = "";
+  if (!view) text = t("Waiting for every seat to be filled.");
+  else if (view.phase === "over") text = t("The game is over");
+  else if (myTurn(view)) text = view.phase === "bid" ? t("Your bid") : view.trick.length ? t("Your card") : t("Your lead");
+  else if (view.to_move !== null) {
+    const name = ctx.nameOf(view.to_move);
+    if (view.phase === "bid") text = t("{name} to bid", { name });
+    else text = view.trick.length ? t("{name} to play", { name }) : t("{name} leads", { name });
+  }
+  drawBanner(ctx, text, myTurn(view) ? "yours" : "");
+}
+
+/** The hand and the bids (legal ones lit, the rest dimmed), and the buttons under them. */
+function drawMine(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
+  const focusIn = page.hand.contains(document.activeElement) ? "hand" : page.bids.contains(document.activeElement) ? "bids" : null;
+  const focused = document.activeElement?.dataset?.card || document.activeElement?.dataset?.bid;
+  page.bids.replaceChildren();
+  page.hand.replaceChildren();
+  const turn = myTurn(view) && !state.sent;
+  if (view && view.phase === "bid" && turn) {
+    for (const bid of view.legal) {
+      page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: bidLabel(bid), tabindex: "-1" }));
+    }
+  }
+  if (view && view.hand) {
+    const playing = turn && view.phase === "play";
+    const legal = new Set(playing ? view.legal : []);
+    for (const card of view.hand) {
+      const button = cardElement(card, { button: true, dim: playing && !legal.has(card) });
+      if (!legal.has(card)) button.setAttribute("aria-disabled", "true");
+      else button.classList.add("legal");
+      button.tabIndex = -1;
+      page.hand.append(button);
+    }
+    page.hand.style.setProperty("--cards", String(view.hand.length));
+  }
+  page.bids.hidden = !page.bids.children.length;
+  rovingStart(page.bids, focused);
+  rovingStart(page.hand, focused, true);
+  if (focusIn) {
+    const group = focusIn === "bids" && page.bids.children.length ? page.bids : page.hand;
+    const item = group.querySelector("[tabindex='0']");
+    if (item) item.focus();
+    else page.felt.focus();
+  }
+  drawActions(ctx);
+}
+
+/** The group's one Tab stop: the item focused before the redraw if it is still there (and
+ * playable, when some are), else the first playable one. */
+function rovingStart(group, focused, preferLegal = false) {
+  const items = [...group.querySelectorAll("button")];
+  const legal = items.filter((b) => b.classList.contains("legal"));
+  const choices = preferLegal && legal.length ? legal : items;
+  const pick = choices.find((b) => (b.dataset.card || b.dataset.bid) === focused) || choices[0];
+  if (pick) pick.tabIndex = 0;
+}
+
+function drawActions(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
+  page.actions.replaceChildren();
+  const add = (action, label, onClick, { hidden = false, disabled = false } = {}) => {
+    if (hidden) return null;
+    const button = element("button", { type: "button", "data-action": action, text: label });
+    button.disabled = disabled;
+    button.addEventListener("click", onClick);
+    page.actions.append(button);
+    return button;
+  };
+  const seated = view && view.seat !== null;
+  const latest = state.view;  // what the server says now, even while a trick rests on the table
+  add("undo", t("Undo"), () => ctx.connection.send({ type: "undo" }), { hidden: !(latest && latest.undo && !state.sent) });
+  add("claim", t("Claim the rest"), () => ctx.connection.send({ type: "claim" }), {
+    hidden: !seated || view.phase !== "play", disabled: !(myTurn(view) && view.phase === "play"),
+  });
+  add("last", t("Last trick"), () => toggleLast(ctx), { hidden: !view, disabled: !(view && view.last_trick) });
+  const keys = add("keys", t("Keys"), () => toggleKeys(ctx));
+  keys.setAttribute("aria-expanded", String(Boolean(state.keysOpen)));
+  if (state.keysOpen) {
+    page.actions.append(element("p", { class: "keys", id: "keys-help", text: t("Arrows move in your hand and in the bids; Enter or Space plays; U takes back; L shows the last trick; C claims the rest; Space or a tap goes on after a trick.") }));
+    keys.setAttribute("aria-controls", "keys-help");
+  }
+}
+
+function toggleKeys(ctx) {
+  ctx.state.keysOpen = !ctx.state.keysOpen;
+  drawActions(ctx);
+  ctx.page.actions.querySelector("[data-action=keys]").focus();
+}
+
+function toggleLast(ctx) {
+  const { state } = ctx;
+  state.overlay = state.overlay === "last" ? null : "last";
+  drawOverlay(ctx);
+}
+
+function closeOverlay(ctx, name) {
+  if (ctx.state.overlay === name) {
+    ctx.state.overlay = null;
+    drawOverlay(ctx);
+  }
+}
+
+/** When the turn comes to this seat: focus to the hand or bids, the tab's title, the sound,
+ * and a lone legal card played by itself if the player asked for that. */
+function turnChanged(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
+  const now = myTurn(view);
+  const what = !now ? "" : view.phase === "bid" ? t("Your bid") : t("Your card");
+  signalTurn(now, what);
+  if (now && !state.myTurn) {
+    sound("turn");
+    const trick = view.trick.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`).join("; ");
+    speak(ctx, trick ? `${what}. ${t("the trick")}: ${trick}` : what);
+    const active = document.activeElement;
+    if (!active || active === document.body || page.root.contains(active) && !active.closest("input, select, .tabs, .actions, .side")) {
+      const group = view.phase === "bid" ? page.bids : page.hand;
+      const item = group.querySelector("[tabindex='0']");
+      if (item) item.focus();
+    }
+    if (setting("autoplay") && view.phase === "play" && view.legal.length === 1) {
+      const card = view.legal[0];
+      setTimeout(() => {
+        if (state.shown === view) act(ctx, card);
+      }, 500);
+    }
+  }
+  state.myTurn = now;
+}
+
+/** Every half second: the turn timer's count on the pod of the person to move, and its
+ * warning at 10 s. */
+function tick(ctx) {
+  const { state } = ctx;
+  const view = state.shown;
+  if (!state.table || !view) return;
+  const entry = view.to_move === null ? null : state.table.seats[view.to_move];
+  const person = entry && !entry.bot && !entry.stand_in;
+  if (!state.table.turn_timer || view.phase === "over" || !person) {
+    drawTimer(ctx, null);
     return;
   }
-  const deal = element("span", { class: "deal", text: t("deal {n} · hand size {cards}", { n: view.deal + 1, cards: view.hand_size }) });
-  const trump = element("span", { class: "trump" }, `${t("trump")}: `);
-  trump.append(element("strong", { class: view.trump ? `s-${view.trump}` : "", text: trumpSymbol(view.trump) }));
-  trump.setAttribute("aria-label", `${t("trump")}: ${suitLabel(view.trump)}`);
-  const up = element("span", { class: "turned" }, `${t("turn-up")} `);
-  for (const card of view.turned_up) up.append(cardElement(card, { small: true }));
-  box.append(deal, trump, up);
-  if (view.joker_shown) {
-    const shown = element("span", { class: "joker" }, `${t("{name} discarded", { name: nameOf(state, view.joker_shown.seat) })} `);
-    shown.append(cardElement(view.joker_shown.card, { small: true }));
-    if (view.drawn) shown.append(` ${t("and drew")} `, cardElement(view.drawn, { small: true }));
-    box.append(shown);
-  }
-  const sides = element("ul", { class: "sides" });
-  view.contracts.forEach((contract, side) => {
-    const label = bidLabel(contract);
-    sides.append(
-      element("li", {}, element("span", { class: "who", text: sideName(state, side) }),
-        element("span", { text: ` ${t("contract")} ${label} · ${t("tricks")} ${view.tricks_won[side]} · ${t("score")} ${view.scores[side]}` })),
-    );
-  });
-  box.append(sides);
-}
-
-function drawSeats(state, page) {
-  const view = state.view;
-  page.seats.replaceChildren();
-  state.table.seats.forEach((entry, seat) => {
-    const bid = view ? view.bids.find(([s]) => s === seat) : null;
-    const item = element("li", { class: `seat${view && view.to_move === seat ? " turn" : ""}${seat === view?.seat ? " me" : ""}` });
-    item.append(element("span", { class: "name", text: nameOf(state, seat) }));
-    if (entry.bot) item.append(element("span", { class: "tag", text: t("bot") }));
-    if (entry.stand_in) item.append(element("span", { class: "tag", text: t("a bot stands in") }));
-    else if (!entry.connected && entry.name) item.append(element("span", { class: "tag", text: t("away") }));
-    if (bid) item.append(element("span", { class: "bid", text: `${t("bid")} ${bidLabel(bid[1])}` }));
-    if (view) item.append(element("span", { class: "count", text: t("cards: {n}", { n: view.hand_counts[seat] }) }));
-    if (view && view.to_move === seat) item.setAttribute("aria-current", "true");
-    page.seats.append(item);
-  });
-}
-
-function drawTrick(state, page) {
-  const view = state.view;
-  page.trick.replaceChildren();
-  const named = (seat) => nameOf(state, seat);
-  if (view && view.trick.length) page.trick.append(playedRow(view.trick, named));
-  else if (view && view.phase === "play") page.trick.append(element("p", { class: "quiet", text: t("{name} leads", { name: nameOf(state, view.to_move) }) }));
-  page.last.replaceChildren();
-  if (view && view.last_trick) page.last.append(element("h3", { text: t("last trick") }), playedRow(view.last_trick, named));
-}
-
-function drawPrompt(state, page) {
-  const view = state.view;
-  let text = "";
-  if (view && view.phase !== "over") {
-    if (view.to_move === view.seat) text = view.phase === "bid" ? t("Your bid") : t("Your card");
-    else if (view.to_move !== null) {
-      const name = nameOf(state, view.to_move);
-      text = view.phase === "bid" ? t("{name} to bid", { name }) : t("{name} to play", { name });
-    }
-  }
-  page.prompt.textContent = text;
-  drawCountdown(state, page);
-}
-
-/** The turn timer's seconds left, apart from the prompt so that a screen reader is not read
- * the count every second. */
-function drawCountdown(state, page) {
-  const view = state.view;
-  let text = "";
-  if (state.table.turn_timer && view && view.phase !== "over" && view.to_move !== null) {
-    const left = Math.max(0, Math.ceil(state.table.turn_timer - (Date.now() - state.turnSince) / 1000));
-    text = ` · ${t("{n} s left", { n: left })}`;
-  }
-  page.countdown.textContent = text;
-}
-
-function drawBids(state, page) {
-  const view = state.view;
-  page.bids.replaceChildren();
-  if (!view || view.phase !== "bid" || !view.legal.length) return;
-  for (const bid of view.legal) {
-    page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: bidLabel(bid) }));
+  const left = Math.max(0, Math.ceil(state.table.turn_timer - (Date.now() - state.turnSince) / 1000));
+  drawTimer(ctx, left);
+  if (left <= 10 && !state.warned && myTurn(view)) {
+    state.warned = true;
+    sound("warn");
+    const text = t("10 seconds left to play");
+    drawBanner(ctx, text, "warn");
+    speak(ctx, text);
   }
 }
 
-/** Whether it is this page's seat's turn to play a card. */
-function myCardTurn(view) {
-  return Boolean(view) && view.phase === "play" && view.to_move === view.seat;
-}
+// ---------------------------------------------------------------------- the centre: waiting, the end, the last trick
 
-function drawHand(state, page) {
-  const view = state.view;
-  page.hand.replaceChildren();
-  if (!view || !view.hand) return;
-  const playing = myCardTurn(view);
-  const legal = new Set(playing ? view.legal : []);
-  for (const card of view.hand) {
-    const button = cardElement(card, { button: true, dim: playing && !legal.has(card) });
-    button.disabled = !legal.has(card);  // dimmed only when it is this seat's card to play
-    page.hand.append(button);
-  }
-}
-
-function drawActions(state, page) {
-  const view = state.view;
-  page.claim.hidden = !view || view.seat === null || view.phase === "over";
-  page.claim.disabled = !myCardTurn(view);
-  page.lastButton.disabled = !(view && view.last_trick);
-}
-
-function drawSheet(state, page) {
-  const view = state.view;
-  page.sheet.replaceChildren(element("h2", { text: t("Score sheet") }));
-  if (!view) return;
-  const sides = view.scores.length;
-  const table = element("table", { class: "sheet" });
-  const head = element("tr", {}, element("th", { text: t("deal") }), element("th", { text: t("cards") }), element("th", { text: t("trump") }));
-  for (let side = 0; side < sides; side++) head.append(element("th", { text: sideName(state, side) }));
-  table.append(element("thead", {}, head));
-  const body = element("tbody");
-  const totals = new Array(sides).fill(0);
-  view.history.forEach((deal, index) => {  // once the game is over, its last deal too
-    const row = element("tr", {}, element("td", { text: String(index + 1) }), element("td", { text: String(deal.hand_size) }), element("td", { text: trumpSymbol(deal.trump) }));
-    for (let side = 0; side < sides; side++) {
-      const points = deal.points ? deal.points[side] : 0;
-      totals[side] += points;
-      const contract = bidLabel(deal.contracts[side]);
-      row.append(element("td", { text: deal.thrown_in ? t("thrown in") : `${contract}/${deal.tricks[side]}: ${points} (${totals[side]})` }));
-    }
-    body.append(row);
-  });
-  const total = element("tr", { class: "total" }, element("td", { text: t("total") }), element("td"), element("td"));
-  for (const score of view.scores) total.append(element("td", { text: String(score) }));
-  body.append(total);
-  table.append(body);
-  page.sheet.append(element("div", { class: "scroll" }, table), element("small", { class: "quiet", text: t("each side: contract/tricks: points (running total)") }));
-}
-
-function drawInvites(state, page) {
-  const mine = state.mine;
-  const open = state.table.seats.filter((s) => !s.name);
-  page.invites.hidden = !mine || (!open.length && !mine.host);
-  if (page.invites.hidden) return;
-  page.invites.replaceChildren(element("h2", { text: t("Invite") }));
-  const list = element("ul", { class: "invites" });
-  for (const entry of open) {
-    const item = element("li", {}, element("span", { text: t("seat {seat}", { seat: entry.seat + 1 }) }));
-    if (mine.invites) item.append(copyButton(mine.invites[entry.seat], t("copy the invite link")));
-    const level = element("select", { "aria-label": t("bot level") });
-    for (const l of state.levels || [state.table.level]) level.append(element("option", { value: l, text: t(l) }));
-    level.value = state.table.level;
-    const bot = element("button", { type: "button", text: t("give to a bot") });
-    bot.addEventListener("click", async () => {
-      try {
-        await call("POST", `/api/tables/${state.tableId}/seats/${entry.seat}/bot`, { level: level.value }, mine.host || mine.token);
-      } catch (error) {
-        toast(error.message);
+function drawOverlay(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
+  const box = page.overlay;
+  box.replaceChildren();
+  box.hidden = false;
+  box.className = "overlay";
+  if (!view) {
+    waitingRoom(ctx, box);
+  } else if (view.phase === "over") {
+    endOfGame(ctx, box);
+  } else if (state.overlay === "last" && view.last_trick) {
+    box.classList.add("last");
+    box.append(element("h2", { text: t("Last trick") }));
+    const row = element("ol", { class: "played" });
+    for (const [seat, card] of view.last_trick) {
+      const item = element("li", {}, cardElement(card, { button: true }), element("span", { class: "by", text: ctx.nameOf(seat) }));
+      item.firstChild.setAttribute("aria-disabled", "true");
+      if (seat === view.last_winner) {
+        item.classList.add("won");
+        item.firstChild.dataset.winner = "";
       }
-    });
-    item.append(level, bot);
-    list.append(item);
+      row.append(item);
+    }
+    box.append(row, element("p", { text: t("{name} won the trick", { name: ctx.nameOf(view.last_winner) }) }));
+    const close = element("button", { type: "button", text: t("close") });
+    close.addEventListener("click", () => closeOverlay(ctx, "last"));
+    box.append(close);
+  } else {
+    box.hidden = true;
   }
-  if (mine.watch) list.append(element("li", {}, element("span", { text: t("spectators") }), copyButton(mine.watch, t("copy the watch link"))));
-  page.invites.append(list);
+}
+
+function waitingRoom(ctx, box) {
+  const { state } = ctx;
+  const table = state.table;
+  const seated = table.seats.filter((s) => s.name).length;
+  box.classList.add("waiting");
+  box.append(element("h2", { text: table.status === "ended" ? t("This table was closed by its host.") : t("Waiting for players: {n} of {total} seated", { n: seated, total: table.seats.length }) }),
+    element("p", { class: "rules-line", text: rulesLine(table) }));
+  if (table.status === "ended") return;
+  const mine = state.mine;
+  if (mine && (mine.host || mine.token)) {
+    const list = element("ul", { class: "invites" });
+    for (const entry of table.seats.filter((s) => !s.name)) {
+      const item = element("li", {}, element("span", { text: t("seat {seat}", { seat: entry.seat + 1 }) }));
+      if (mine.invites) item.append(copyButton(mine.invites[entry.seat], t("copy the invite link")));
+      const level = element("select", { "aria-label": t("bot level for seat {seat}", { seat: entry.seat + 1 }) });
+      for (const l of state.levels || [table.level]) level.append(element("option", { value: l, text: t(l) }));
+      level.value = table.level;
+      const bot = element("button", { type: "button", text: t("give to a bot") });
+      bot.addEventListener("click", () => call("POST", `/api/tables/${state.tableId}/seats/${entry.seat}/bot`, { level: level.value }, mine.host || mine.token).catch((e) => toast(e.message)));
+      item.append(level, bot);
+      list.append(item);
+    }
+    box.append(list);
+  }
+  if (mine && mine.host) {
+    const end = element("button", { type: "button", class: "quiet-button", text: t("End this table") });
+    end.addEventListener("click", () => call("POST", `/api/tables/${state.tableId}/end`, {}, mine.host).catch((e) => toast(e.message)));
+    box.append(end);
+  }
+}
+
+function endOfGame(ctx, box) {
+  const { state } = ctx;
+  const view = state.shown;
+  box.classList.add("end");
+  const winner = view.winner === null ? t("A draw.") : t("{side} win.", { side: ctx.sideName(view.winner) });
+  box.append(element("h2", { text: t("The game is over") }), element("p", { class: "winner", text: winner }));
+  const totals = element("ul", { class: "final" });
+  view.scores.forEach((score, side) => totals.append(element("li", { class: side === view.winner ? "top" : "" }, element("span", { text: ctx.sideName(side) }), element("strong", { text: String(score) }))));
+  box.append(totals);
+  const buttons = element("div", { class: "end-buttons" });
+  const rematch = state.table.rematch;
+  const me = ctx.me();
+  const open = rematch && rematch.status === "open" && Date.now() / 1000 < rematch.until;
+  if (me !== null) {
+    if (open && !rematch.accepted.includes(me)) {
+      buttons.append(endButton(t("Accept the rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));
+      buttons.append(endButton(t("Decline"), () => ctx.connection.send({ type: "rematch", accept: false })));
+    } else if (open) {
+      const waiting = state.table.seats.filter((s) => !rematch.accepted.includes(s.seat)).map((s) => s.name);
+      buttons.append(element("p", { class: "rematch-state", text: t("Rematch offered: waiting for {names}", { names: waiting.join(", ") }) }));
+    } else if (!rematch || rematch.status !== "started") {
+      buttons.append(endButton(t("Rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));
+      if (rematch && rematch.status === "declined") buttons.append(element("p", { class: "rematch-state", text: t("{name} declined the rematch", { name: ctx.nameOf(rematch.declined) }) }));
+    }
+  }
+  const fresh = element("a", { href: "/?new", class: "button", text: t("New game") });
+  const replay = element("a", { href: `/replay/${state.tableId}`, class: "button", text: t("Replay the game") });
+  buttons.append(fresh, replay);
+  if (me !== null) buttons.append(endButton(t("Leave the table"), () => leaveTable(ctx)));
+  box.append(buttons);
+}
+
+function endButton(label, onClick, { rematch = false, primary = false } = {}) {
+  const button = element("button", { type: "button", class: primary ? "primary" : "", text: label });
+  if (rematch) button.dataset.rematch = "";
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+async function leaveTable(ctx) {
+  const { state } = ctx;
+  const playing = state.shown && state.shown.phase !== "over";
+  if (playing && !window.confirm(t("Leave this game? A bot takes your seat at once, and you cannot come back."))) return;
+  try {
+    await call("POST", `/api/tables/${state.tableId}/leave`, {}, state.mine.token);
+    forget(state.tableId);
+    ctx.go("/");
+  } catch (error) {
+    toast(error.message);
+  }
 }
 
 function copyButton(url, label) {
@@ -418,42 +819,61 @@ function copyButton(url, label) {
   return button;
 }
 
-function drawChat(state, page) {
-  page.messages.replaceChildren(...state.chat.slice(-50).map((m) => element("li", {}, element("strong", { text: `${m.name}: ` }), m.text)));
-  page.chatForm.hidden = !state.view || state.view.seat === null;
+// ---------------------------------------------------------------------- the side: sheet, review, table
+
+function drawSheet(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
+  const panel = page.panels.sheet;
+  panel.replaceChildren(element("h2", { text: t("Score sheet") }));
+  if (!view) {
+    panel.append(element("p", { class: "quiet", text: t("The sheet starts with the first deal.") }));
+    return;
+  }
+  panel.append(element("div", { class: "sheet-scroll" }, scoreSheet(view, ctx.sideName)));
+  scrollSheet(ctx);
 }
 
-function drawEnd(state, page) {
-  const view = state.view;
-  page.end.hidden = !view || view.phase !== "over";
-  if (page.end.hidden) return;
-  const winner = view.winner === null ? t("A draw.") : t("{side} win.", { side: sideName(state, view.winner) });
-  page.end.replaceChildren(
-    element("h2", { text: t("The game is over") }),
-    element("p", { class: "winner", text: winner }),
-    element("p", { text: view.scores.map((s, side) => `${sideName(state, side)}: ${s}`).join(" · ") }),
-    element("a", { href: `/replay/${state.tableId}`, text: t("replay the game") }),
-  );
+function scrollSheet(ctx) {
+  const box = ctx.page.panels.sheet.querySelector(".sheet-scroll");
+  if (box) box.scrollTop = box.scrollHeight;  // the latest deal in view
 }
 
-// ------------------------------------------------------------------ the review after a deal
+function drawInfo(ctx) {
+  const { state, page } = ctx;
+  const table = state.table;
+  const panel = page.panels.info;
+  if (!table) return;
+  panel.replaceChildren(element("h2", { text: t("This table") }), element("p", { class: "rules-line", text: rulesLine(table) }));
+  const mine = state.mine;
+  if (mine && mine.watch) panel.append(element("p", {}, copyButton(mine.watch, t("copy the watch link"))));
+  if (mine && mine.invites && table.seats.some((s) => !s.name)) {
+    const list = element("ul", { class: "invites" });
+    for (const entry of table.seats.filter((s) => !s.name)) list.append(element("li", {}, element("span", { text: t("seat {seat}", { seat: entry.seat + 1 }) }), copyButton(mine.invites[entry.seat], t("copy the invite link"))));
+    panel.append(list);
+  }
+  if (mine && mine.token && table.status !== "finished") {
+    const leave = element("button", { type: "button", class: "quiet-button", text: t("Leave the table") });
+    leave.addEventListener("click", () => leaveTable(ctx));
+    panel.append(leave);
+  }
+}
 
-function drawReview(state, page) {
-  const view = state.view;
+function drawReview(ctx) {
+  const { state, page } = ctx;
+  const view = state.shown;
   if (!view) return;
   const finished = view.history.length - 1;  // the last deal over (all of them at the end)
   if (finished < 0 || state.reviewed.has(finished)) return;
   state.reviewed.add(finished);
-  page.review.hidden = false;
-  page.review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
+  const panel = page.panels.review;
+  panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
+  page.tabButtons.review.classList.add("fresh");
   call("GET", `/api/tables/${state.tableId}/review/${finished}`)
-    .then((review) => showReview(state, page, finished, review))
-    .catch((error) => page.review.replaceChildren(element("p", { text: error.message })));
-}
-
-function showReview(state, page, number, review) {
-  page.review.replaceChildren(
-    element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }),
-    ...reviewNodes(review, (seat) => nameOf(state, seat), (side) => sideName(state, side)),
-  );
+    .then((review) => {
+      if (!state.reviewed.has(finished) || finished !== state.shown.history.length - 1) return;
+      panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }),
+        ...reviewNodes(review, ctx.nameOf, ctx.sideName, state.shown.history[finished]));
+    })
+    .catch((error) => panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { text: error.message })));
 }

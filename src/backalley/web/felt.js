@@ -1,0 +1,242 @@
+// The card table itself, drawn from the view being shown: you at the bottom, your partner
+// across, the opponents left and right; each seat with its name, bid, tricks, cards left,
+// the dealer's button and whose turn it is; the trick in the middle, in front of the players
+// who played it; trump and the turn-up in a corner, the sides' scores in the other.
+import { avatar, bidLabel, cardBack, cardElement, cardLabel, suitLabel, trumpSymbol } from "./cards.js";
+import { element } from "./dom.js";
+import { t } from "./i18n.js";
+import { reducedMotion } from "./settings.js";
+
+const PLACES = { 4: ["south", "west", "north", "east"], 3: ["south", "west", "east"] };
+
+/** Where ``seat`` sits as seen from ``base`` (the page's own seat, or seat 1 for a
+ * spectator): the next seat clockwise, which bids and plays after you, is on your left. */
+export function placeOf(seat, base, players) {
+  return PLACES[players][(seat - base + players) % players];
+}
+
+export function feltSkeleton() {
+  const felt = element("section", { class: "felt", id: "table", tabindex: "-1" });
+  felt.innerHTML = `
+    <div class="corner nw" data-region="trumpBox"></div>
+    <div class="corner ne" data-region="scoreBox"></div>
+    <div class="place north" data-place="north"></div>
+    <div class="place west" data-place="west"></div>
+    <div class="place east" data-place="east"></div>
+    <div class="centre">
+      <div class="trick" data-trick data-region="trick" role="group">
+        <div class="slot north"></div><div class="slot west"></div><div class="slot east"></div><div class="slot south"></div>
+      </div>
+      <p class="banner" data-region="banner"></p>
+      <div class="overlay" data-region="overlay" hidden></div>
+    </div>
+    <div class="place south" data-place="south"></div>`;
+  return felt;
+}
+
+/** How fast things move: nothing moves for a reader who asked for less motion, or while the
+ * page catches up. */
+export function duration(ctx, ms) {
+  return reducedMotion() || ctx.hurry() ? 0 : ms;
+}
+
+// ---------------------------------------------------------------------- the seats
+
+export function drawPods(ctx) {
+  const { table } = ctx.state;
+  const view = ctx.state.shown;
+  for (const place of ctx.page.places) place.replaceChildren();
+  table.seats.forEach((entry, seat) => {
+    const place = ctx.page.felt.querySelector(`[data-place=${ctx.placeOf(seat)}]`);
+    place.append(pod(ctx, entry, seat, view));
+  });
+}
+
+function pod(ctx, entry, seat, view) {
+  const me = seat === ctx.me();
+  const node = element("div", { class: `pod${me ? " me" : ""}${entry.name ? "" : " empty"}`, "data-seat": String(seat), role: "group" });
+  const words = [ctx.nameOf(seat)];
+  node.append(avatar(entry));
+  const text = element("div", { class: "pod-text" }, element("span", { class: "name", text: ctx.nameOf(seat) }));
+  const sub = podSubtitle(entry, me);
+  if (sub) {
+    text.append(element("span", { class: "sub", text: sub }));
+    words.push(sub);
+  }
+  node.append(text);
+  const chips = element("div", { class: "chips" });
+  if (view && view.dealer === seat) {
+    chips.append(element("span", { class: "chip dealer", title: t("dealer"), text: "D" }));
+    words.push(t("dealer"));
+  }
+  const bid = view ? view.bids.find(([s]) => s === seat) : null;
+  if (bid) {
+    const said = bid[1] === "pass" || bid[1] === "board" ? bidLabel(bid[1]) : t("bid {bid}", { bid: bid[1] });
+    chips.append(element("span", { class: `chip bid${bid[1] === "board" ? " board" : ""}`, text: said }));
+    words.push(t("bid {bid}", { bid: bidLabel(bid[1]) }));
+  }
+  if (view && (view.phase === "play" || view.trick_winners.length)) {
+    const won = view.trick_winners.filter((winner) => winner === seat).length;
+    const stacks = element("span", { class: "chip won", "data-won": String(won), title: t("tricks won") });
+    for (let i = 0; i < Math.min(won, 7); i++) stacks.append(element("i"));
+    stacks.append(element("span", { text: t("took {n}", { n: won }) }));
+    chips.append(stacks);
+    words.push(t("tricks won {n}", { n: won }));
+  }
+  const timer = element("span", { class: "chip timer", hidden: "" });
+  chips.append(timer);
+  node.append(chips);
+  if (view && !me && view.hand_counts[seat] > 0) {
+    const backs = element("div", { class: "backs" });
+    for (let i = 0; i < Math.min(view.hand_counts[seat], 7); i++) backs.append(cardBack());
+    backs.append(element("span", { class: "count", text: String(view.hand_counts[seat]) }));
+    node.append(backs);
+    words.push(t("cards: {n}", { n: view.hand_counts[seat] }));
+  }
+  if (view && view.phase !== "over" && view.to_move === seat) {
+    node.dataset.turn = "";
+    node.setAttribute("aria-current", "true");
+    words.push(t("to play"));
+  }
+  node.setAttribute("aria-label", words.join(", "));
+  return node;
+}
+
+function podSubtitle(entry, me) {
+  if (!entry.name) return t("empty seat");
+  if (entry.bot) return t("{level} bot", { level: t(entry.bot) });
+  if (entry.stand_in) return t("a bot stands in");
+  if (!entry.connected) return t("away");
+  return me ? t("you") : "";
+}
+
+/** The turn timer's seconds left on the pod of the person to move (bots have none). */
+export function drawTimer(ctx, left) {
+  for (const chip of ctx.page.felt.querySelectorAll(".chip.timer")) chip.hidden = true;
+  if (left === null) return;
+  const pod = ctx.page.felt.querySelector(`.pod[data-seat="${ctx.state.shown.to_move}"] .chip.timer`);
+  if (!pod) return;
+  pod.hidden = false;
+  pod.textContent = `${left} s`;
+  pod.classList.toggle("warn", left <= 10);
+}
+
+// ---------------------------------------------------------------------- the trick
+
+function slotOf(ctx, seat) {
+  return ctx.page.trick.querySelector(`.slot.${ctx.placeOf(seat)}`);
+}
+
+/** Lay ``cards`` ([seat, card] pairs) in front of their players; ``winner`` marks the card
+ * that took a completed trick. */
+export function drawTrick(ctx, cards, winner = null) {
+  for (const slot of ctx.page.trick.children) slot.replaceChildren();
+  for (const [seat, card] of cards) {
+    const node = cardElement(card);
+    if (seat === winner) {
+      node.dataset.winner = "";
+      node.classList.add("winner");
+    }
+    slotOf(ctx, seat).append(node);
+  }
+  const names = cards.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`);
+  ctx.page.trick.setAttribute("aria-label", names.length ? `${t("the trick")}: ${names.join("; ")}` : t("the trick"));
+}
+
+function centreOf(node) {
+  const box = node.getBoundingClientRect();
+  return [box.left + box.width / 2, box.top + box.height / 2];
+}
+
+/** ``seat``'s card moves from the player to its place in the trick. */
+export async function flyIn(ctx, seat) {
+  const card = slotOf(ctx, seat).firstChild;
+  const from = seat === ctx.me() ? ctx.page.hand : ctx.page.felt.querySelector(`.pod[data-seat="${seat}"]`);
+  const ms = duration(ctx, 260);
+  if (!card || !from || !ms) return;
+  const [x0, y0] = centreOf(from);
+  const [x1, y1] = centreOf(card);
+  await card.animate(
+    [{ transform: `translate(${x0 - x1}px, ${y0 - y1}px) scale(.7)`, opacity: 0.4 }, { transform: "none", opacity: 1 }],
+    { duration: ms, easing: "cubic-bezier(.2,.7,.3,1)" },
+  ).finished;
+}
+
+/** The completed trick goes to its winner's side of the table. */
+export async function collect(ctx, winner) {
+  const to = ctx.page.felt.querySelector(`.pod[data-seat="${winner}"]`);
+  const cards = [...ctx.page.trick.querySelectorAll(".card")];
+  const ms = duration(ctx, 320);
+  if (to && ms) {
+    const [x1, y1] = centreOf(to);
+    await Promise.all(cards.map((card) => {
+      const [x0, y0] = centreOf(card);
+      return card.animate(
+        [{ transform: "none", opacity: 1 }, { transform: `translate(${x1 - x0}px, ${y1 - y0}px) scale(.35)`, opacity: 0 }],
+        { duration: ms, easing: "ease-in", fill: "forwards" },
+      ).finished;
+    }));
+  }
+  drawTrick(ctx, []);
+}
+
+/** The new deal's cards come from the dealer. */
+export async function dealIn(ctx, dealer) {
+  const from = ctx.page.felt.querySelector(`.pod[data-seat="${dealer}"]`);
+  const ms = duration(ctx, 380);
+  if (!from || !ms) return;
+  const [x0, y0] = centreOf(from);
+  const cards = [...ctx.page.hand.querySelectorAll(".card"), ...ctx.page.felt.querySelectorAll(".backs .card")];
+  await Promise.all(cards.map((card, i) => {
+    const [x1, y1] = centreOf(card);
+    return card.animate(
+      [{ transform: `translate(${x0 - x1}px, ${y0 - y1}px) scale(.5)`, opacity: 0 }, { transform: "none", opacity: 1 }],
+      { duration: ms, delay: Math.min(i * 12, 200), easing: "ease-out", fill: "backwards" },
+    ).finished;
+  }));
+}
+
+// ---------------------------------------------------------------------- corners
+
+export function drawTrump(ctx) {
+  const view = ctx.state.shown;
+  const box = ctx.page.trumpBox;
+  box.replaceChildren();
+  if (!view) return;
+  const suit = element("span", { class: `trump-suit s-${view.trump || "none"}`, "aria-hidden": "true", text: trumpSymbol(view.trump) });
+  const label = element("span", { class: "trump-name", text: view.trump ? t("trump: {suit}", { suit: suitLabel(view.trump) }) : t("no trump") });
+  const up = element("div", { class: "turned-up", role: "group", "aria-label": t("turn-up") });
+  for (const card of view.turned_up) up.append(cardElement(card));
+  box.append(element("div", { class: "trump-line" }, suit, label), up);
+  if (view.joker_shown) {
+    const line = element("p", { class: "joker-line" }, t("{name} discarded", { name: ctx.nameOf(view.joker_shown.seat) }), " ", cardElement(view.joker_shown.card));
+    if (view.drawn) line.append(` ${t("and drew")} `, cardElement(view.drawn));
+    box.append(line);
+  }
+}
+
+export function drawScores(ctx) {
+  const view = ctx.state.shown;
+  const box = ctx.page.scoreBox;
+  box.replaceChildren();
+  if (!view) return;
+  const counted = view.history.filter((deal) => !deal.thrown_in).length + (view.phase === "over" ? 0 : 1);
+  const total = ctx.state.table.hand_sizes.length;
+  const line = view.hand_size === 1 ? t("deal {n} of {total} · 1 card") : t("deal {n} of {total} · {cards} cards");
+  box.append(element("p", { class: "deal-line", text: line.replace("{cards}", view.hand_size).replace("{n}", Math.min(counted, total)).replace("{total}", total) }));
+  const list = element("ul", { class: "side-scores" });
+  view.scores.forEach((score, side) => {
+    const item = element("li", { class: view.sides[side].includes(ctx.me()) ? "ours" : "" },
+      element("span", { class: "who", text: ctx.sideName(side) }), element("strong", { text: String(score) }));
+    if (view.phase === "play" || view.phase === "bid") {
+      item.append(element("span", { class: "deal-state", text: t("bid {contract} · took {tricks}", { contract: bidLabel(view.contracts[side]), tricks: view.tricks_won[side] }) }));
+    }
+    list.append(item);
+  });
+  box.append(list);
+}
+
+export function drawBanner(ctx, text, tone = "") {
+  ctx.page.banner.textContent = text;
+  ctx.page.banner.className = `banner${tone ? ` ${tone}` : ""}`;
+}

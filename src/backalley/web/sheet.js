@@ -1,0 +1,71 @@
+// The score sheet as players keep it on paper: a row a deal with its hand size and trump, and
+// for each side its contract, the tricks it took, and what the deal scored over the running
+// total; boards and sets marked, thrown-in deals said so.
+import { bidLabel, suitLabel, trumpSymbol } from "./cards.js";
+import { element } from "./dom.js";
+import { t } from "./i18n.js";
+
+function signed(points) {
+  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
+}
+
+/** Why a deal was thrown in, as a player reads it. */
+export function thrownInLabel(reason) {
+  return reason === "renig" ? t("thrown in: renig") : t("thrown in: everyone passed");
+}
+
+function sideCells(row, deal, side, total, inPlay) {
+  const contract = deal.contracts[side];
+  const points = deal.points ? deal.points[side] : null;
+  const bid = element("td", { class: "bid", text: bidLabel(contract) });
+  if (contract === "board") bid.classList.add("board");
+  const made = points === null || contract === null ? "" : points >= 0 ? "made" : "set";
+  const score = element("td", { class: `score ${made}` });
+  if (points === null) score.textContent = inPlay ? "…" : "";
+  else {
+    score.append(element("span", { class: "delta", text: signed(points) }), element("span", { class: "running", text: String(total) }));
+    if (made === "set") score.append(element("span", { class: "sr", text: ` ${t("set")}` }));
+  }
+  row.append(bid, element("td", { text: String(deal.tricks[side]) }), score);
+}
+
+/** The sheet of ``view`` (its history, and the deal in play), sides named by ``sideName``. */
+export function scoreSheet(view, sideName) {
+  const sides = view.scores.length;
+  const table = element("table", { class: "sheet" });
+  table.append(element("caption", { class: "sr", text: t("Score sheet") }));
+  const top = element("tr", {}, element("th", { rowspan: "2", scope: "col", text: "#" }),
+    element("th", { rowspan: "2", scope: "col", text: t("hand") }));
+  const second = element("tr");
+  for (let side = 0; side < sides; side++) {
+    top.append(element("th", { colspan: "3", scope: "colgroup", class: "side-head", text: sideName(side) }));
+    second.append(...[t("bid"), t("took"), t("score")].map((text) => element("th", { scope: "col", text })));
+  }
+  table.append(element("thead", {}, top, second));
+  const body = element("tbody");
+  const totals = new Array(sides).fill(0);
+  let counted = 0;
+  const deals = [...view.history];
+  if (view.phase === "bid" || view.phase === "play") deals.push({ hand_size: view.hand_size, trump: view.trump, thrown_in: null, contracts: view.contracts, tricks: view.tricks_won, points: null, current: true });
+  for (const deal of deals) {
+    const row = element("tr", { class: deal.current ? "current" : "" });
+    const trump = element("span", { class: `trump s-${deal.trump || "none"}`, text: trumpSymbol(deal.trump) });
+    trump.setAttribute("aria-label", deal.trump ? suitLabel(deal.trump) : t("no trump"));
+    row.append(element("th", { scope: "row", text: deal.thrown_in ? "↻" : String(++counted) }),
+      element("td", { class: "size" }, `${deal.hand_size} `, trump));
+    if (deal.thrown_in) {
+      row.classList.add("thrown");
+      row.append(element("td", { colspan: String(3 * sides), text: thrownInLabel(deal.thrown_in) }));
+    } else {
+      for (let side = 0; side < sides; side++) {
+        if (deal.points) totals[side] += deal.points[side];
+        sideCells(row, deal, side, totals[side], Boolean(deal.current));
+      }
+    }
+    body.append(row);
+  }
+  const foot = element("tr", { class: "totals" }, element("th", { scope: "row", colspan: "2", text: t("total") }));
+  view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: String(score) })));
+  table.append(body, element("tfoot", {}, foot));
+  return table;
+}

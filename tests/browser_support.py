@@ -1,0 +1,157 @@
+"""The browser tests' shared parts: a server and Debian's Chromium under Playwright, browser
+contexts that fail a test on any console error, and the moves of a player at the table."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server_support import Server, database
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium: scripts/test.sh installs Debian's"
+)
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "src" / "backalley" / "web"
+PHONE = {"width": 360, "height": 740}
+DESKTOP = {"width": 1280, "height": 800}
+LONG = 120_000  # ms: a first review may wait for the solver to be compiled on this machine
+
+#: Our turn: a bid to make, or a card we may play.
+MY_TURN = "document.querySelector('.bids button, .hand button.card.legal')"
+OVER = "document.querySelector('.overlay.end')"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    running = Server.start(database("sqlite", tmp_path_factory.mktemp("web")))
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-background-networking", "--disable-component-update"],
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    saved = os.environ.get("BACKALLEY_SCREENSHOTS")
+    folder = ROOT / "docs" / "images" / "web" if saved else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Watched:
+    """A browser context and page whose console errors are kept, to fail the test on; the
+    page's settings (``speed`` of the pause after a trick, …) set before it loads."""
+
+    def __init__(self, browser: Any, viewport: dict[str, int], **options: Any) -> None:
+        settings = options.pop("settings", {"speed": "fast"})
+        self.context = browser.new_context(viewport=viewport, **options)
+        self.context.add_init_script(
+            f"localStorage.setItem('backalley.settings', {json.dumps(json.dumps(settings))})"
+        )
+        self.errors: list[str] = []
+        self.page = self.new_page()
+
+    def new_page(self) -> Any:
+        page = self.context.new_page()
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.set_default_timeout(LONG)
+        return page
+
+    def close(self) -> None:
+        self.context.close()
+        assert self.errors == []
+
+
+def no_overflow(page: Any) -> None:
+    wide = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 0, f"the page is {wide} px wider than the screen"
+
+
+def create(
+    page: Any,
+    base: str,
+    *,
+    bots: bool,
+    pace: str = "0.3",
+    level: str = "easy",
+    length: str = "short",
+    public: bool = False,
+    timer: str = "",
+    name: str = "Ana",
+) -> str:
+    """Create a table from the home page's form; the table's id."""
+    page.goto(base + "/?new")
+    page.fill("input[name=name]", name)
+    page.select_option("select[name=length]", length)
+    page.select_option("select[name=bots]", "all" if bots else "none")
+    page.select_option("select[name=level]", level)
+    page.select_option("select[name=pace]", pace)
+    page.select_option("select[name=timer]", timer)
+    if public:
+        page.check("input[name=public]")
+    page.click("form button[type=submit]")
+    page.wait_for_url("**/t/*")
+    return str(page.url.rsplit("/", 1)[-1])
+
+
+def sit(page: Any, base: str, table_id: str, seat: int, token: str, name: str) -> None:
+    """Open ``table_id`` in ``page`` as the player holding ``token`` at ``seat``."""
+    page.goto(base + "/")
+    facts = {table_id: {"seat": seat, "token": token, "name": name, "at": 0}}
+    page.evaluate("facts => localStorage.setItem('backalley.tables', JSON.stringify(facts))", facts)
+    page.goto(f"{base}/t/{table_id}")
+
+
+def act_once(page: Any) -> bool:
+    """Play this page's first legal action if it is its turn (bidding 1 where it may, to keep
+    deals from being thrown in); whether it did."""
+    bids = page.locator(".bids button")
+    cards = page.locator(".hand button.card.legal")
+    target = None
+    if bids.count():
+        one = page.locator(".bids button[data-bid='1']")
+        target = one if one.count() else bids.first
+    elif cards.count():
+        target = cards.first
+    if target is None:
+        return False
+    try:  # the page may have been redrawn since: then it is no longer our turn
+        target.click(timeout=2000)
+    except playwright_api.TimeoutError:
+        return False
+    return True
+
+
+def play_to_the_end(page: Any, on_turn: Any = None) -> None:
+    """Act whenever it is our turn until the game is over; ``on_turn(page)`` first."""
+    while not page.locator(".overlay.end").count():
+        page.wait_for_function(f"{MY_TURN} || {OVER}")
+        if page.locator(".overlay.end").count():
+            return
+        if on_turn is not None:
+            on_turn(page)
+        act_once(page)
+        page.wait_for_timeout(30)
+
+
+def cards_in(page: Any, selector: str) -> list[str]:
+    return list(page.locator(selector).evaluate_all("cs => cs.map(c => c.dataset.card)"))
