@@ -1,9 +1,10 @@
 // Card art: every face and the back as an inline SVG string (viewBox 60×84, 5:7) built from
-// four suit paths and a pip layout table. Suits colour through --suit-S/H/D/C; the caller
-// sizes the svg with CSS. No ids, fonts or files are referenced, so any number can share a page.
+// four suit paths, a pip layout table and the letters' outlines (glyphs.js: no text, so a card
+// shows no text but its name, and needs no font). Suits colour through --suit-S/H/D/C; the
+// caller sizes the svg with CSS. No ids or files are referenced, so any number can share a page.
+import { GLYPHS } from "./glyphs.js";
 
 const OPEN = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 84" class="art" aria-hidden="true" focusable="false">';
-const FONT = 'font-family="system-ui, Arial, sans-serif" font-weight="700"';
 const INK = { S: "#1b1b1b", H: "#c0151d", D: "#c0151d", C: "#1b1b1b" };
 const RANKS = { T: "10" };
 const dot = (x, y, r) => `M${+(x - r).toFixed(2)} ${y}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0-${2 * r} 0`;
@@ -57,14 +58,24 @@ function cardSVG(body, paper = "#fff") {
   return `${OPEN}${edge}${body}</svg>`;
 }
 
-function text(x, y, size, content, extra = "") {
-  return `<text x="${x}" y="${y}" font-size="${size}" text-anchor="middle"${extra}>${content}</text>`;
+/** ``content`` drawn in outline, ``size`` units high, centred on x at the baseline y, and
+ * squeezed to ``widest`` units across if it is wider. */
+function text(x, y, size, content, widest = Infinity) {
+  const k = size / 100;
+  const width = [...content].reduce((sum, letter) => sum + GLYPHS[letter][0], 0) * k;
+  let at = -width / 2;
+  let letters = "";
+  for (const letter of content) {
+    letters += `<path transform="translate(${+at.toFixed(2)} 0) scale(${k})" d="${GLYPHS[letter][1]}"/>`;
+    at += GLYPHS[letter][0] * k;
+  }
+  const squeeze = width > widest ? ` scale(${+(widest / width).toFixed(3)} 1)` : "";
+  return `<g transform="translate(${x} ${y})${squeeze}">${letters}</g>`;
 }
 
 /** The rank and its mark in the top-left corner, and again turned in the bottom-right. */
 function corners(rank, mark) {
-  const squeeze = rank.length > 1 ? ' textLength="18" lengthAdjust="spacingAndGlyphs"' : "";
-  const index = `<g transform="translate(8.6 18) scale(.82 1)">${text(0, 0, 20, rank, squeeze)}</g>${mark}`;
+  const index = `<g transform="translate(8.6 18) scale(.82 1)">${text(0, 0, 19, rank, 18)}</g>${mark}`;
   return `${index}<g transform="rotate(180 30 42)">${index}</g>`;
 }
 
@@ -79,25 +90,25 @@ function courtPanel(suit, rank) {
   const frame = '<rect x="18.5" y="6" width="23" height="72" rx="2" fill="currentColor" fill-opacity=".07" stroke="currentColor"/>'
     + '<rect x="20.5" y="8" width="19" height="68" rx="1" fill="none" stroke="currentColor" stroke-width=".4"/>';
   const mark = shape(MARK[rank], 30, 22, 1, false, ' fill="#e9b234" stroke="currentColor" stroke-width=".7" stroke-linejoin="round"');
-  return frame + mark + text(30, 53, 24, rank) + shape(SUIT[suit], 30, 64, 0.55);
+  return frame + mark + text(30, 53, 18, rank) + shape(SUIT[suit], 30, 64, 0.55);
 }
 
 function suitFace(code) {
   const [rank, suit] = code;
   const body = corners(RANKS[rank] ?? rank, shape(SUIT[suit], 8.6, 25, 0.38))
     + ("JQK".includes(rank) ? courtPanel(suit, rank) : pips(suit, rank));
-  return cardSVG(`<g style="color:var(--suit-${suit}, ${INK[suit]})" fill="currentColor" ${FONT}>${body}</g>`);
+  return cardSVG(`<g style="color:var(--suit-${suit}, ${INK[suit]})" fill="currentColor">${body}</g>`);
 }
 
 function bigBlooper(ink, outline) {
   return shape(BURST, 30, 38, 1.7, false, ` fill="${ink}"`)
-    + shape(STAR, 30, 38.5, 1.25, false, `${outline} stroke-width=".8"`) + text(30, 68, 10, "BIG");
+    + shape(STAR, 30, 38.5, 1.25, false, `${outline} stroke-width=".8"`) + text(30, 68, 7.5, "BIG");
 }
 
 function littleBlooper(ink, outline, shine) {
   const hat = shape(HAT[0], 30, 37, 0.8) + shape(HAT[1], 30, 37, 0.8, false, ` fill="${shine}"`);
   return `<g stroke="${ink}" stroke-width=".9" stroke-linejoin="round">${hat}</g>`
-    + shape(STAR, 30, 54, 0.5, false, `${outline} stroke-width="1.4"`) + text(30, 67, 7, "LITTLE");
+    + shape(STAR, 30, 54, 0.5, false, `${outline} stroke-width="1.4"`) + text(30, 67, 5.2, "LITTLE");
 }
 
 /** A Blooper: crimson and gold with a star burst (big), purple and silver with a jester's hat (little). */
@@ -106,7 +117,7 @@ function jokerFace(big) {
   const outline = ` fill="${shine}" stroke="${ink}" stroke-linejoin="round"`;
   const body = corners(big ? "B" : "L", shape(STAR, 8.6, 25, 0.45, false, outline))
     + (big ? bigBlooper(ink, outline) : littleBlooper(ink, outline, shine));
-  return cardSVG(`<g fill="${ink}" ${FONT}>${body}</g>`, paper);
+  return cardSVG(`<g fill="${ink}">${body}</g>`, paper);
 }
 
 /** faceSVG(card) → SVG markup for one face: card is a rank (A K Q J T 9 … 2) and a suit

@@ -111,7 +111,7 @@ function skeleton() {
     page.panels[name] = panel;
   }
   const talk = element("section", { class: "panel talk", "aria-labelledby": "talk-title" });
-  talk.innerHTML = `<h2 id="talk-title"></h2><ol class="log" data-region="log"></ol>
+  talk.innerHTML = `<h2 id="talk-title"></h2><ol class="log" data-region="log" tabindex="0"></ol>
     <form data-region="chatForm"><input data-region="chatInput" maxlength="300" autocomplete="off"><button type="submit" data-region="chatSend"></button></form>`;
   side.append(talk);
   root.append(heading, felt, mine, side);
@@ -830,7 +830,7 @@ function drawSheet(ctx) {
     panel.append(element("p", { class: "quiet", text: t("The sheet starts with the first deal.") }));
     return;
   }
-  panel.append(element("div", { class: "sheet-scroll" }, scoreSheet(view, ctx.sideName)));
+  panel.append(element("div", { class: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("Score sheet") }, scoreSheet(view, ctx.sideName)));
   scrollSheet(ctx);
 }
 
