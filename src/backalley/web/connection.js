@@ -1,5 +1,6 @@
 // The table's WebSocket: hello with the seat's token (or the watch code), then messages in
-// order; on a lost connection it comes back by itself and asks for what it missed (since).
+// order; on a lost connection it comes back by itself, asks for what it missed (since), and
+// sends again what the server had not answered (the same id: the server applies it once).
 export class TableConnection {
   constructor(tableId, credentials, onMessage, onStatus) {
     this.tableId = tableId;
@@ -11,6 +12,7 @@ export class TableConnection {
     this.closed = false;
     this.nextId = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
+    this.unanswered = new Map();  // id → message, until its ack or error comes
     this.open();
   }
 
@@ -21,17 +23,19 @@ export class TableConnection {
       const hello = { type: "hello", ...this.credentials };
       if (this.version !== null) hello.since = this.version;
       this.socket.send(JSON.stringify(hello));
+      for (const message of this.unanswered.values()) this.socket.send(JSON.stringify(message));
       this.retry = 500;
       this.onStatus("open");
     };
     this.socket.onmessage = (frame) => {
       const message = JSON.parse(frame.data);
       if (["state", "resync", "event"].includes(message.type)) this.version = message.version;
+      if ((message.type === "ack" || message.type === "error") && message.id) this.unanswered.delete(message.id);
       this.onMessage(message);
     };
     this.socket.onclose = (closing) => {
       if (this.closed) return;
-      if (closing.code === 4401 || closing.code === 4404) {
+      if ([4401, 4404, 4410].includes(closing.code)) {
         this.onStatus("refused", closing.code);
         return;
       }
@@ -41,10 +45,13 @@ export class TableConnection {
     };
   }
 
+  /** Send ``message`` with a fresh id; the id, or null when there is no connection now. */
   send(message) {
     if (this.socket.readyState !== WebSocket.OPEN) return null;
     const id = `${this.prefix}-${++this.nextId}`;
-    this.socket.send(JSON.stringify({ id, ...message }));
+    const sent = { id, ...message };
+    if (message.type !== "chat") this.unanswered.set(id, sent);
+    this.socket.send(JSON.stringify(sent));
     return id;
   }
 

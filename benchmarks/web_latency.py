@@ -1,0 +1,121 @@
+"""From a card played in one browser to that card shown in the other players' browsers.
+
+    python benchmarks/web_latency.py [--length short|longer|full] [--speed normal|fast]
+
+One ``backalley serve`` process (SQLite in a temporary folder) and four people, each in a
+browser context of Debian's Chromium driven by Playwright: they take the seats of one table
+through its invite links and play a whole game, each acting as soon as its page shows its
+turn. Each page notes when a card of its hand is clicked; each page notes when a card first
+appears on its table (in the trick, moving in from its player). The latency of a card is
+the second time minus the first, for each of the three other pages: what a player waits to
+see what was played — the server's round trip and the page's own show queue, which lets a
+finished trick rest before the next card (the setting ``--speed``; normal is 1.2 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from browser_support import CHROMIUM, DESKTOP, MY_TURN, Watched, act_once  # noqa: E402
+from server_support import Server, database  # noqa: E402
+
+from backalley.rules import game_length  # noqa: E402
+from backalley.server.client import create_table, take_seat  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+#: Kept by each page: [card, time] of the cards it clicked, and of the cards it showed.
+WATCH = """
+window.__clicked = []; window.__shown = [];
+const now = () => performance.timeOrigin + performance.now();
+document.addEventListener("click", (event) => {
+  const card = event.target.closest(".hand button.card");
+  if (card && card.getAttribute("aria-disabled") !== "true") window.__clicked.push([card.dataset.card, now()]);
+}, true);
+addEventListener("DOMContentLoaded", () => {
+  const seen = new Set();
+  new MutationObserver(() => {
+    for (const card of document.querySelectorAll("[data-trick] [data-card]")) {
+      const key = card.dataset.card;
+      if (!seen.has(key)) { seen.add(key); window.__shown.push([key, now()]); }
+    }
+    if (!document.querySelector("[data-trick] [data-card]")) seen.clear();
+  }).observe(document.body, { childList: true, subtree: true });
+});
+"""
+
+
+def play(base: str, length: str, speed: str) -> tuple[list[float], int]:
+    """Play one game of four people; the latencies in ms, and the cards played."""
+    sizes = game_length("standard", length)
+    table = create_table(base, {"hand_sizes": sizes, "options": {"all_pass_limit": 3}})
+    tokens = [take_seat(base, table, seat, f"P{seat}") for seat in range(4)]
+    latencies: list[float] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        people = [Watched(browser, DESKTOP, settings={"speed": speed}) for _ in range(4)]
+        for seat, person in enumerate(people):
+            person.context.add_init_script(WATCH)
+            page = person.page
+            page.goto(base + "/")
+            facts = {table["id"]: {"seat": seat, "token": tokens[seat], "name": f"P{seat}", "at": 0}}
+            page.evaluate("f => localStorage.setItem('backalley.tables', JSON.stringify(f))", facts)
+            page.goto(f"{base}/t/{table['id']}")
+        total = 4 * sum(sizes or [])
+        with Progress() as progress:
+            task = progress.add_task("cards played", total=total)
+            while not people[0].page.locator(".overlay.end").count():
+                acted = False
+                for person in people:
+                    if person.page.evaluate(MY_TURN):
+                        acted = act_once(person.page) or acted
+                played = sum(len(p.page.evaluate("window.__clicked")) for p in people)
+                progress.update(task, completed=played)
+                if not acted:
+                    people[0].page.wait_for_timeout(20)
+        clicks = [p.page.evaluate("window.__clicked") for p in people]
+        played = [(sent, card, seat) for seat, mine in enumerate(clicks) for card, sent in mine]
+        for seat, person in enumerate(people):
+            for card, at in person.page.evaluate("window.__shown"):
+                # The card's latest click before it showed (a card comes again in later
+                # deals), unless this page played it itself.
+                before = [(sent, by) for sent, shown, by in played if shown == card and sent <= at]
+                if before and max(before)[1] != seat:
+                    latencies.append(at - max(before)[0])
+        for person in people:
+            person.close()
+        browser.close()
+    return latencies, sum(len(mine) for mine in clicks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--length", default="longer", choices=["short", "longer", "full"])
+    parser.add_argument("--speed", default="normal", choices=["slower", "normal", "fast", "tap"])
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        server = Server.start(database("sqlite", Path(folder)))
+        try:
+            latencies, cards = play(server.base, args.length, args.speed)
+        finally:
+            server.stop()
+    latencies.sort()
+    p95 = latencies[int(0.95 * (len(latencies) - 1))]
+    table = Table(title=f"A card played → shown in the other browsers ({args.length} game, {args.speed})")
+    for column in ("cards", "sightings", "median", "p95", "max"):
+        table.add_column(column, justify="right")
+    table.add_row(f"{cards}", f"{len(latencies)}", f"{statistics.median(latencies):.0f} ms",
+                  f"{p95:.0f} ms", f"{latencies[-1]:.0f} ms")  # fmt: skip
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
