@@ -28,6 +28,11 @@ LONG = 120_000  # ms: a first review may wait for the solver to be compiled on t
 #: Our turn: a bid to make, or a card we may play.
 MY_TURN = "document.querySelector('.bids button, .hand button.card.legal')"
 OVER = "document.querySelector('.overlay.end')"
+#: A completed trick resting on the table: its winner marked, its cards no longer moving.
+RESTING = (
+    "document.querySelector('[data-trick] [data-winner]') && [...document.querySelectorAll("
+    "'[data-trick] .card')].every((card) => !card.getAnimations().length)"
+)
 
 
 @pytest.fixture(scope="module")

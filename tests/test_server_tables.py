@@ -296,7 +296,6 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
                     before = me.view
                     answer = await me.reply(await me.act(rng.choice(before["legal"])))
                     mine = answer["version"]
-                    assert me.view["undo"]  # our own action, at once
                     await me.until(lambda s, mine=mine: bool(moves_after(s, mine)))
                     if me.view["undo"]:
                         break

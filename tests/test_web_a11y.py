@@ -17,6 +17,7 @@ from browser_support import (
     DESKTOP,
     MY_TURN,
     PHONE,
+    RESTING,
     ROOT,
     Watched,
     act_once,
@@ -85,7 +86,7 @@ def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
             f"{MY_TURN} || document.querySelector('.overlay.end, [data-trick] [data-winner]')"
         )
         if page.locator("[data-trick] [data-winner]").count():
-            page.wait_for_function("!document.getAnimations().length")
+            page.wait_for_function(RESTING)
             once("a finished trick")
             page.click(".felt")  # a tap goes on
             page.wait_for_function("!document.querySelector('[data-trick] [data-winner]')")

@@ -87,7 +87,7 @@ async function joinPage(main, tableId, params, go) {
 
 // ---------------------------------------------------------------------- the page
 
-const TABS = [["sheet", "Score sheet"], ["review", "Review"], ["info", "Table"]];
+const TABS = [["sheet", () => t("Score sheet")], ["review", () => t("Review")], ["info", () => t("Table")]];
 
 function skeleton() {
   const root = element("div", { class: "table-page" });
@@ -103,7 +103,7 @@ function skeleton() {
   side.append(tabs);
   const page = { root, felt, heading, tabs, panels: {}, tabButtons: {} };
   for (const [name, label] of TABS) {
-    const button = element("button", { type: "button", role: "tab", id: `tab-${name}`, "aria-controls": `panel-${name}`, "data-tab": name, text: t(label) });
+    const button = element("button", { type: "button", role: "tab", id: `tab-${name}`, "aria-controls": `panel-${name}`, "data-tab": name, text: label() });
     const panel = element("section", { class: "panel tab-panel", role: "tabpanel", id: `panel-${name}`, "aria-labelledby": `tab-${name}`, "data-panel": name });
     tabs.append(button);
     side.append(panel);
@@ -389,9 +389,13 @@ async function showCard(ctx, event, view) {
   if (view) render(ctx, view);
 }
 
+/** While a finished trick rests, its winner's seat is lit, and nobody's turn is shown. */
 function markWinnerPod(ctx, seat) {
-  const pod = ctx.page.felt.querySelector(`.pod[data-seat="${seat}"]`);
-  if (pod) pod.classList.add("takes");
+  for (const pod of ctx.page.felt.querySelectorAll(".pod")) {
+    delete pod.dataset.turn;
+    pod.removeAttribute("aria-current");
+    pod.classList.toggle("takes", pod.dataset.seat === String(seat));
+  }
 }
 
 function timedOut(ctx, event) {
@@ -433,17 +437,24 @@ function announceDeal(ctx, event, view) {
     for (let i = view.history.length - 1; i >= 0 && view.history[i].thrown_in === last.thrown_in; i--) run++;
     note(ctx, run > 1 ? `${thrownInLabel(last.thrown_in)} (${t("{n} in a row", { n: run })})` : thrownInLabel(last.thrown_in));
   } else if (last && last.points && state.shown && state.shown.history.length < view.history.length) {
-    const parts = last.points.map((points, side) => t("{side} bid {contract}, took {tricks}: {points}", {
-      side: ctx.sideName(side), contract: bidLabel(last.contracts[side]), tricks: last.tricks[side], points: points > 0 ? `+${points}` : points,
-    }));
-    note(ctx, parts.join(" · "));
+    noteResult(ctx, last);
   }
   if (!view) return;
-  note(ctx, t("Deal {n}: {cards} cards, dealt by {name}", { n: view.deal + 1, cards: view.hand_size, name: ctx.nameOf(event.dealer) }));
+  const number = view.history.filter((deal) => !deal.thrown_in).length + 1;
+  const dealt = view.hand_size === 1 ? t("Deal {n}: 1 card, dealt by {name}") : t("Deal {n}: {cards} cards, dealt by {name}");
+  note(ctx, dealt.replace("{n}", number).replace("{cards}", view.hand_size).replace("{name}", ctx.nameOf(event.dealer)));
   const up = view.turned_up.map(cardText).join(" ");
   note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: trumpName(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
   if (view.joker_shown) note(ctx, t("{name} shows {card}, discards it and draws a card", { name: ctx.nameOf(view.joker_shown.seat), card: cardText(view.joker_shown.card) }));
   if (view.phase === "bid" && view.to_move !== null) note(ctx, t("{name} bids first", { name: ctx.nameOf(view.to_move) }));
+}
+
+/** A played deal's result in the log: each side's contract, tricks and points. */
+function noteResult(ctx, deal) {
+  const parts = deal.points.map((points, side) => t("{side} bid {contract}, took {tricks}: {points}", {
+    side: ctx.sideName(side), contract: bidLabel(deal.contracts[side]), tricks: deal.tricks[side], points: points > 0 ? `+${points}` : points,
+  }));
+  note(ctx, parts.join(" · "));
 }
 
 function trumpName(suit) {
@@ -499,6 +510,11 @@ function render(ctx, view, { keepTrick = false } = {}) {
   const { state } = ctx;
   const before = state.shown;
   state.shown = view;
+  if (before && view && before.phase !== "over" && view.phase === "over") {
+    const last = view.history[view.history.length - 1];
+    if (last && last.points) noteResult(ctx, last);
+    note(ctx, view.winner === null ? t("A draw.") : t("{side} win.", { side: ctx.sideName(view.winner) }));
+  }
   if (view && view.phase !== "play" || !view) state.claiming = false;
   if (!keepTrick) state.shownTrick = view ? view.trick : [];
   if (!before || !view || before.to_move !== view.to_move) state.warned = false;
