@@ -20,17 +20,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from playwright.sync_api import sync_playwright
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from browser_support import CHROMIUM, DESKTOP, MY_TURN, Watched, act_once  # noqa: E402
-from server_support import Server, database  # noqa: E402
+from backalley.rules import game_length
+from backalley.server.client import create_table, take_seat
 
-from backalley.rules import game_length  # noqa: E402
-from backalley.server.client import create_table, take_seat  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from browser_support import CHROMIUM, DESKTOP, MY_TURN, Watched, act_once, sit
+from server_support import Server, database
 
 #: Kept by each page: [card, time] of the cards it clicked, and of the cards it showed.
 WATCH = """
@@ -38,7 +38,9 @@ window.__clicked = []; window.__shown = [];
 const now = () => performance.timeOrigin + performance.now();
 document.addEventListener("click", (event) => {
   const card = event.target.closest(".hand button.card");
-  if (card && card.getAttribute("aria-disabled") !== "true") window.__clicked.push([card.dataset.card, now()]);
+  if (card && card.getAttribute("aria-disabled") !== "true") {
+    window.__clicked.push([card.dataset.card, now()]);
+  }
 }, true);
 addEventListener("DOMContentLoaded", () => {
   const seen = new Set();
@@ -64,11 +66,7 @@ def play(base: str, length: str, speed: str) -> tuple[list[float], int]:
         people = [Watched(browser, DESKTOP, settings={"speed": speed}) for _ in range(4)]
         for seat, person in enumerate(people):
             person.context.add_init_script(WATCH)
-            page = person.page
-            page.goto(base + "/")
-            facts = {table["id"]: {"seat": seat, "token": tokens[seat], "name": f"P{seat}", "at": 0}}
-            page.evaluate("f => localStorage.setItem('backalley.tables', JSON.stringify(f))", facts)
-            page.goto(f"{base}/t/{table['id']}")
+            sit(person.page, base, table["id"], seat, tokens[seat], f"P{seat}")
         total = 4 * sum(sizes or [])
         with Progress() as progress:
             task = progress.add_task("cards played", total=total)
@@ -109,7 +107,8 @@ def main() -> None:
             server.stop()
     latencies.sort()
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
-    table = Table(title=f"A card played → shown in the other browsers ({args.length} game, {args.speed})")
+    title = f"A card played → shown in the other browsers ({args.length} game, {args.speed})"
+    table = Table(title=title)
     for column in ("cards", "sightings", "median", "p95", "max"):
         table.add_column(column, justify="right")
     table.add_row(f"{cards}", f"{len(latencies)}", f"{statistics.median(latencies):.0f} ms",

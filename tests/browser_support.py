@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from backalley.server.client import create_table, seat_bot, take_seat
 from server_support import Server, database
 
 playwright_api = pytest.importorskip("playwright.sync_api")
@@ -116,6 +117,17 @@ def create(
     page.click("form button[type=submit]")
     page.wait_for_url("**/t/*")
     return str(page.url.rsplit("/", 1)[-1])
+
+
+def against_bots(base: str, **settings: Any) -> tuple[dict[str, Any], str]:
+    """A table (short by default, easy bots at once) with "Ana" at seat 0 and a bot in every
+    other seat: the table, and Ana's token."""
+    settings = {"hand_sizes": [3, 2, 1], "pace": 0, "level": "easy", **settings}
+    table = create_table(base, settings)
+    token = take_seat(base, table, 0, "Ana")
+    for seat in range(1, len(table["invites"])):
+        seat_bot(base, table, seat, settings["level"])
+    return table, token
 
 
 def sit(page: Any, base: str, table_id: str, seat: int, token: str, name: str) -> None:

@@ -26,6 +26,7 @@ from browser_support import (
     WEB,
     Watched,
     act_once,
+    against_bots,
     browser,
     cards_in,
     create,
@@ -188,10 +189,7 @@ def test_one_person_and_three_bots_play_a_short_game(
 def test_the_replay_hides_a_deals_points_until_its_last_card_and_plays_itself(
     server: Server, browser: Any
 ) -> None:
-    table = create_table(server.base, {"hand_sizes": [2], "pace": 0, "level": "easy"})
-    token = take_seat(server.base, table, 0, "Ana")
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, token = against_bots(server.base, hand_sizes=[2])
     watched = Watched(browser, DESKTOP)
     page = watched.page
     sit(page, server.base, table["id"], 0, token, "Ana")
@@ -441,10 +439,7 @@ def test_a_public_table_is_joined_from_a_second_browsers_lobby(
 
 
 def test_an_undo_against_bots_takes_back_our_card(server: Server, browser: Any) -> None:
-    table = create_table(server.base, {"hand_sizes": [3, 3], "pace": 2.5, "level": "easy"})
-    token = take_seat(server.base, table, 0, "Ana")
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, token = against_bots(server.base, hand_sizes=[3, 3], pace=2.5)
     watched = Watched(browser, DESKTOP)
     page = watched.page
     sit(page, server.base, table["id"], 0, token, "Ana")

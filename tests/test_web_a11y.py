@@ -21,6 +21,7 @@ from browser_support import (
     ROOT,
     Watched,
     act_once,
+    against_bots,
     browser,
     create,
     needs_chromium,
@@ -69,10 +70,7 @@ class Audit:
 def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
     """Play a game of three 3-card deals against bots, auditing each table state as it comes
     (the pause after a trick waits for a tap, so that the finished trick can be audited)."""
-    table = create_table(base, {"hand_sizes": [3, 3, 3], "pace": 0.3, "level": "easy"})
-    token = take_seat(base, table, 0, "Ana")
-    for seat in (1, 2, 3):
-        seat_bot(base, table, seat, "easy")
+    table, token = against_bots(base, hand_sizes=[3, 3, 3], pace=0.3)
     sit(page, base, table["id"], 0, token, "Ana")
     seen: set[str] = set()
 
@@ -169,11 +167,7 @@ def focused(page: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def keyboard_table(server: Server) -> Iterator[tuple[dict[str, Any], str]]:
-    table = create_table(server.base, {"hand_sizes": [3, 2, 1], "pace": 0.3, "level": "easy"})
-    token = take_seat(server.base, table, 0, "Ana")
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "easy")
-    yield table, token
+    yield against_bots(server.base, pace=0.3)
 
 
 def test_a_whole_short_game_by_keyboard_alone(

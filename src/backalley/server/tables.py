@@ -717,9 +717,7 @@ class Table:
     async def act(self, client: Client, message: protocol.Act) -> None:
         """A seat's bid or card: applied, stored and broadcast, or refused with the rule and
         nothing changed. The same client id again is acknowledged, not applied again."""
-        seat = client.seat
-        if seat is None:
-            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        seat, key = self._acting(client, message.id)
         if message.seat is not None and message.seat != seat:
             raise ProtocolError(
                 "not_your_seat",
@@ -727,17 +725,8 @@ class Table:
                 seat=seat,
                 other=message.seat,
             )
-        key = f"{seat}:{message.id}"
         async with self.lock:
-            if key in self.applied:
-                client.send(
-                    {
-                        "type": "ack",
-                        "id": message.id,
-                        "version": self.applied[key],
-                        "repeated": True,
-                    }
-                )
+            if self._acked_before(client, message.id, key):
                 return
             if self.game is None:
                 raise ProtocolError("not_started", N_("the game starts when every seat is filled"))
@@ -755,6 +744,27 @@ class Table:
                 await self._commit(events)
             self._publish(events)
             client.send({"type": "ack", "id": message.id, "version": events[0].version})
+
+    @staticmethod
+    def _acting(client: Client, message_id: str) -> tuple[int, str]:
+        """The seat ``client`` acts for, and the key of its message: the seat and the
+        client's id for it, which makes a message sent twice apply once.
+
+        :raises ProtocolError: for a spectator.
+        """
+        if client.seat is None:
+            raise ProtocolError("spectator", N_("a spectator cannot act"))
+        return client.seat, f"{client.seat}:{message_id}"
+
+    def _acked_before(self, client: Client, message_id: str, key: str) -> bool:
+        """Whether the message ``key`` names (a seat and its client id) was applied before;
+        if so it is acknowledged again, with the version it made, and not applied twice."""
+        if key not in self.applied:
+            return False
+        client.send(
+            {"type": "ack", "id": message_id, "version": self.applied[key], "repeated": True}
+        )
+        return True
 
     def _apply(self, seat: int, action: str, key: str | None, by: str | None = None) -> list[Event]:
         """Apply ``seat``'s action to the game: its event, and the deals it brings about."""
@@ -829,16 +839,9 @@ class Table:
     async def undo(self, client: Client, message: protocol.Undo) -> None:
         """Take back ``client``'s last bid or card (see :meth:`_undoable`): one more event in
         the log, naming the versions it takes back; the game is their replay without them."""
-        seat = client.seat
-        if seat is None:
-            raise ProtocolError("spectator", N_("a spectator cannot act"))
-        key = f"{seat}:{message.id}"
+        seat, key = self._acting(client, message.id)
         async with self.lock:
-            if key in self.applied:
-                client.send(
-                    {"type": "ack", "id": message.id, "version": self.applied[key],
-                     "repeated": True}
-                )  # fmt: skip
+            if self._acked_before(client, message.id, key):
                 return
             count = self._undoable(seat)
             if not count:
@@ -893,15 +896,9 @@ class Table:
     async def claim(self, client: Client, message: protocol.Claim) -> None:
         """The player on turn claims every remaining trick: the solver settles it in the
         pool; if it holds the deal is played out along its line, else play goes on."""
-        seat = client.seat
+        seat, key = self._acting(client, message.id)
         game = self.game
-        if seat is None:
-            raise ProtocolError("spectator", N_("a spectator cannot act"))
-        key = f"{seat}:{message.id}"
-        if key in self.applied:
-            client.send(
-                {"type": "ack", "id": message.id, "version": self.applied[key], "repeated": True}
-            )
+        if self._acked_before(client, message.id, key):
             return
         if game is None or game.phase != Phase.PLAY or game.to_move != seat:
             raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
@@ -940,14 +937,9 @@ class Table:
         offered; bots accept at once. When every player has accepted, the rematch's table is
         made (:meth:`rematch_of`) and everyone here is told its id. An offer nobody settles
         lapses after the table's ``rematch_wait`` seconds."""
-        seat = client.seat
-        if seat is None:
-            raise ProtocolError("spectator", N_("a spectator cannot act"))
-        key = f"{seat}:{message.id}"
+        seat, key = self._acting(client, message.id)
         async with self.lock:
-            if key in self.applied:
-                client.send({"type": "ack", "id": message.id, "version": self.applied[key],
-                             "repeated": True})  # fmt: skip
+            if self._acked_before(client, message.id, key):
                 return
             if self.status != "finished":
                 raise ProtocolError(
