@@ -2,7 +2,12 @@
 import over the compiled extension: when compiled, they run in the plain-Python pass instead
 (``BACKALLEY_PURE=1``, see scripts/test.sh)."""
 
+from collections.abc import Iterator
+
+import pytest
+
 import backalley
+from backalley.i18n import use_language
 
 collect_ignore = (
     [
@@ -29,3 +34,11 @@ def pytest_terminal_summary(terminalreporter):  # type: ignore[no-untyped-def]
             f"axe-core: {sum(checked)} page states checked ({len(checked)} runs of sizes and "
             "languages), none with a serious or critical violation"
         )
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test() -> Iterator[None]:
+    """A test that switches the messages' language (``backalley --lang es`` in process) does
+    not leave it switched for the next test on the same worker."""
+    yield
+    use_language("en")

@@ -27,7 +27,10 @@ DESKTOP = {"width": 1280, "height": 800}
 LONG = 120_000  # ms: a first review may wait for the solver to be compiled on this machine
 
 #: Our turn: a bid to make, or a card we may play.
-MY_TURN = "document.querySelector('.bids button, .hand button.card.legal')"
+MY_TURN = (
+    "document.querySelector('.bids button:not([aria-disabled]),"
+    " .hand button.card.legal:not([aria-disabled])')"
+)
 OVER = "document.querySelector('.overlay.end')"
 #: A completed trick resting on the table: its winner marked, its cards no longer moving.
 RESTING = (
@@ -141,11 +144,11 @@ def sit(page: Any, base: str, table_id: str, seat: int, token: str, name: str) -
 def act_once(page: Any) -> bool:
     """Play this page's first legal action if it is its turn (bidding 1 where it may, to keep
     deals from being thrown in); whether it did."""
-    bids = page.locator(".bids button")
-    cards = page.locator(".hand button.card.legal")
+    bids = page.locator(".bids button:not([aria-disabled])")
+    cards = page.locator(".hand button.card.legal:not([aria-disabled])")
     target = None
     if bids.count():
-        one = page.locator(".bids button[data-bid='1']")
+        one = page.locator(".bids button[data-bid='1']:not([aria-disabled])")
         target = one if one.count() else bids.first
     elif cards.count():
         target = cards.first

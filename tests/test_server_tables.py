@@ -279,7 +279,9 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
 ) -> None:
     server = Server.start(database("sqlite", tmp_path))
     try:
-        table, tokens = new_table(server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3])
+        table, tokens = new_table(
+            server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3, 3, 3]
+        )
         for seat in (1, 2, 3):
             seat_bot(server.base, table, seat, "easy")
         rng = random.Random(7)
@@ -292,11 +294,13 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
         async def take_back() -> tuple[dict[str, Any], int, int, dict[str, Any], dict[str, Any]]:
             async with Seat.connect(server.base, table["id"], token=tokens[0]) as me:
                 while True:  # until a bot has replied to one of our actions, still in its trick
-                    await me.until(lambda s: s.my_turn)
+                    await me.until(lambda s: s.my_turn or s.over)
+                    assert not me.over, "no action of ours was ever answered within its trick"
                     before = me.view
                     answer = await me.reply(await me.act(rng.choice(before["legal"])))
                     mine = answer["version"]
-                    await me.until(lambda s, mine=mine: bool(moves_after(s, mine)))
+                    await me.until(lambda s, mine=mine: bool(moves_after(s, mine)) or s.over)
+                    assert not me.over, "no action of ours was ever answered within its trick"
                     if me.view["undo"]:
                         break
                 replies = len(moves_after(me, mine))

@@ -247,8 +247,11 @@ function shortcut(ctx, event) {
 
 function act(ctx, action) {
   if (!ctx.connection.send({ type: "act", action })) return;
-  // One action a turn: the hand and bids wait for the server's answer, which redraws them.
+  // One action a turn: the hand and bids wait for the server's answer, which redraws them;
+  // the turn is spent, so the next one is seen as new even with no view between them (the
+  // last card of a deal and our first bid of the next).
   ctx.state.sent = true;
+  ctx.state.myTurn = false;
   for (const button of ctx.page.root.querySelectorAll(".bids button, .hand button")) button.setAttribute("aria-disabled", "true");
 }
 
@@ -361,6 +364,7 @@ async function showMessage(ctx, message) {
 async function showCard(ctx, event, view) {
   const { state } = ctx;
   const played = [...state.shownTrick, [event.seat, event.action]];
+  if (event.seat === ctx.me()) takeFromHand(ctx, event.action);
   drawTrick(ctx, played);
   sound("card");
   if (event.by === "timer") timedOut(ctx, event);
@@ -390,6 +394,25 @@ async function showCard(ctx, event, view) {
 }
 
 /** While a finished trick rests, its winner's seat is lit, and nobody's turn is shown. */
+/** Our card leaves the hand as it lands in the trick (the rest of the hand is redrawn with
+ * the next view, after any pause); the focus goes to its neighbour. */
+function takeFromHand(ctx, card) {
+  const hand = ctx.page.hand;
+  const node = hand.querySelector(`[data-card="${card}"]`);
+  if (!node) return;
+  const next = node.nextElementSibling || node.previousElementSibling;
+  const focused = node === document.activeElement;
+  node.remove();
+  for (const other of hand.querySelectorAll("button.card")) {
+    other.classList.remove("legal");
+    other.setAttribute("aria-disabled", "true");
+  }
+  hand.style.setProperty("--cards", String(hand.children.length));
+  if (focused && next) focusItem(hand, next);
+  else if (focused) ctx.page.felt.focus();
+  else if (next && !hand.querySelector("[tabindex='0']")) next.tabIndex = 0;
+}
+
 function markWinnerPod(ctx, seat) {
   for (const pod of ctx.page.felt.querySelectorAll(".pod")) {
     delete pod.dataset.turn;
