@@ -1,7 +1,7 @@
 // A deal's double-dummy review as the table and the replay show it: a line a side (its
 // contract, the tricks it took and what best play would have taken), each player's mistakes
 // and the tricks they gave away, then every costly card with the better ones.
-import { bidLabel, cardLabel } from "./cards.js";
+import { bidLabel, cardText } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -29,7 +29,7 @@ export function reviewNodes(review, nameOf, sideName = null, deal = null) {
   for (const card of review.cards) {
     if (card.cost <= 0) continue;
     list.append(element("li", { text: t("{name}, trick {trick}: {card} gave away {cost}; better {better}", {
-      name: nameOf(card.seat), trick: card.trick + 1, card: cardLabel(card.card), cost: card.cost, better: card.better.map(cardLabel).join("; "),
+      name: nameOf(card.seat), trick: card.trick + 1, card: cardText(card.card), cost: card.cost, better: card.better.map(cardText).join(", "),
     }) }));
   }
   if (!list.children.length) list.append(element("li", { text: t("No card gave a trick away.") }));
