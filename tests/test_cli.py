@@ -204,3 +204,11 @@ def test_rules_explain_speaks_the_readers_language(capsys):
 
     status, out, _ = run(capsys, "--lang", "es", "rules", "--explain", "P4")
     assert status == 0 and RULES["P4"].title not in out
+
+
+@pytest.mark.parametrize("url", ["sqlite:///:memory:", "sqlite://"])
+def test_serve_refuses_a_database_in_memory_in_one_line(capsys, url):
+    # Each of the server's threads would have a database of its own ("no such table").
+    status, out, err = run(capsys, "serve", "--db", url, "--port", "0")
+    assert status == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "memory" in err

@@ -792,3 +792,48 @@ def test_chat_holds_up_to_300_characters(server: Server) -> None:
 def test_options_that_are_not_an_object_are_refused(server: Server) -> None:
     status, answer = http(server.base, "POST", "/api/tables", {"options": [1]})
     assert status == 400 and answer["code"] == "bad_field" and "options" in answer["message"]
+
+
+def test_text_that_cannot_be_sent_is_refused_and_the_table_goes_on(server: Server) -> None:
+    """A lone surrogate written as a JSON escape is a str in Python but no UTF-8 text: it once
+    left every connection at the table mute, for good. It is refused at the edge, in a chat's
+    text and in an id alike; chat is cleaned of control and format characters, as names are;
+    JSON nested too deep is not JSON."""
+    table, tokens = new_table(server.base, names=2)
+
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+        async with (
+            Seat.connect(server.base, table["id"], token=tokens[0]) as a,
+            Seat.connect(server.base, table["id"], token=tokens[1]) as b,
+        ):
+            await a.until(lambda s: s.table is not None)
+            await b.until(lambda s: s.table is not None)
+            refusals = []
+            for frame in (
+                '{"type": "chat", "text": "x\\ud800y"}',
+                '{"type": "act", "id": "\\udfff", "action": "pass"}',
+                '{"type": "act", "id": 1, "action": "\\ud800"}',
+                "[" * 4000 + "]" * 4000,
+            ):
+                await a.socket.send(frame)
+                refusals.append(await _next_error(a))
+            await a.send({"type": "chat", "text": "hi\x1b[31m\x07 there\u202e\ufeff"})
+            await b.until(lambda s: any(m.get("event", {}).get("kind") == "chat"
+                                        for m in s.messages))  # fmt: skip
+            chat = next(m for m in b.messages if m.get("event", {}).get("kind") == "chat")
+            # The table still answers, and a newcomer gets its state.
+            async with Seat.connect(server.base, table["id"], token=tokens[1]) as again:
+                state = await again.recv()
+            return refusals, chat, state
+
+    refusals, chat, state = run(scenario())
+    assert [r["code"] for r in refusals] == ["bad_field", "bad_field", "bad_field", "bad_json"]
+    assert "id" not in refusals[1]  # an id that cannot be sent back is not echoed
+    assert chat["event"]["text"] == "hi[31m there"
+    assert state["type"] == "state"
+    deep = urllib.request.Request(
+        server.base + "/api/tables", data=b"[" * 4000 + b"]" * 4000, method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(deep, timeout=30)
+    assert refused.value.code == 400 and json.loads(refused.value.read())["code"] == "bad_json"

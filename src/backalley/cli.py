@@ -677,9 +677,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from backalley.server.app import create_app
-    from backalley.server.store import default_url
+    from backalley.server.store import default_url, in_memory
 
     url = args.db or default_url()
+    if in_memory(url):
+        raise UsageError(
+            _(
+                "an SQLite database in memory cannot hold a server's tables (each of its "
+                "threads would see a database of its own, and a restart would lose every "
+                "game): give a file, --db sqlite:///backalley.db"
+            )
+        )
     try:  # bound before anything starts, so that a port in use is the first thing said
         listener = socket.create_server((args.host, args.port))
     except OSError as error:

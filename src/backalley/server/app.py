@@ -247,10 +247,12 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
 
 
 def _id_of(frame: str | bytes) -> str | None:
+    """The client id a refused message carried, if it is one the server could have taken (an
+    id it cannot send back, a lone surrogate, is not echoed)."""
     with contextlib.suppress(Exception):
-        value = json.loads(frame).get("id")
-        if isinstance(value, int | str):
-            return str(value)
+        value = protocol.loads(frame).get("id")
+        if isinstance(value, int) or (isinstance(value, str) and protocol.is_text(value)):
+            return str(value)[:40]
     return None
 
 
@@ -265,8 +267,10 @@ async def _body(request: Request) -> dict[str, Any]:
         )
     try:
         data = json.loads(body or b"{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         raise TableError("bad_json", N_("the request must be one JSON object")) from None
+    if not protocol.is_text(json.dumps(data, ensure_ascii=False)):
+        raise TableError("bad_json", N_("the request must be one JSON object"))
     if not isinstance(data, dict):
         raise TableError("bad_json", N_("the request must be one JSON object"))
     return data

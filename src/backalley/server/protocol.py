@@ -9,6 +9,7 @@ view, never from the game itself.
 from __future__ import annotations
 
 import json
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,10 +99,7 @@ def parse(frame: str | bytes) -> Message:
 
     :raises ProtocolError: ``bad_json``, ``unknown_type`` or ``bad_field``.
     """
-    try:
-        data = json.loads(frame)
-    except (ValueError, UnicodeDecodeError):
-        raise ProtocolError("bad_json", N_("a message must be one JSON object")) from None
+    data = loads(frame)
     if not isinstance(data, dict):
         raise ProtocolError("bad_json", N_("a message must be one JSON object"))
     kind = data.get("type")
@@ -131,7 +129,7 @@ def parse(frame: str | bytes) -> Message:
             )
         return Rematch(_client_id(data), accept)
     if kind == "chat":
-        text = _text(data, "text", longest=MAX_CHAT).strip()
+        text = clean(_text(data, "text", longest=MAX_CHAT)).strip()
         if not text:
             raise ProtocolError(
                 "bad_field", N_("a chat message holds 1 to {limit} characters"), limit=MAX_CHAT
@@ -149,6 +147,34 @@ def parse(frame: str | bytes) -> Message:
     )
 
 
+def loads(frame: str | bytes) -> Any:
+    """The JSON value in ``frame``, whatever it holds (nested too deep for the parser, bytes
+    that are not UTF-8: both refused as not JSON).
+
+    :raises ProtocolError: ``bad_json``.
+    """
+    try:
+        return json.loads(frame)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise ProtocolError("bad_json", N_("a message must be one JSON object")) from None
+
+
+def is_text(value: str) -> bool:
+    """Whether ``value`` is text that can be stored and sent: JSON allows escapes of lone
+    surrogates (``"\ud800"``), which no UTF-8 encoder takes."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def clean(text: str) -> str:
+    """``text`` without what a display name may not hold either: control and format
+    characters (terminal escapes, BEL, NUL, the bidi override U+202E, the BOM)."""
+    return "".join(ch for ch in text if unicodedata.category(ch)[0] != "C")
+
+
 def _text(data: dict[str, Any], field: str, *, optional: bool = False, longest: int = 200) -> Any:
     value = data.get(field)
     if value is None and optional:
@@ -156,6 +182,10 @@ def _text(data: dict[str, Any], field: str, *, optional: bool = False, longest: 
     if not isinstance(value, str):
         raise ProtocolError(
             "bad_field", N_("{field} must be {kind}"), field=field, kind=N_("a string")
+        )
+    if not is_text(value):
+        raise ProtocolError(
+            "bad_field", N_("{field} must be {kind}"), field=field, kind=N_("valid Unicode text")
         )
     if len(value) > longest:
         raise ProtocolError(
@@ -186,7 +216,7 @@ def _client_id(data: dict[str, Any]) -> str:
     value = data.get("id")
     if type(value) is int and 0 <= value < 2**53:
         return str(value)
-    if isinstance(value, str) and 0 < len(value) <= 32:
+    if isinstance(value, str) and 0 < len(value) <= 32 and is_text(value):
         return value
     raise ProtocolError(
         "bad_field",
@@ -332,8 +362,11 @@ __all__ = [
     "ProtocolError",
     "Rematch",
     "Undo",
+    "clean",
     "dumps",
     "error",
+    "is_text",
+    "loads",
     "parse",
     "view_json",
 ]

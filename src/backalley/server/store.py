@@ -84,6 +84,15 @@ def default_url() -> str:
     return f"sqlite:///{folder / 'server.db'}"
 
 
+def in_memory(url: str) -> bool:
+    """Whether ``url`` names an SQLite database in memory (``sqlite://``,
+    ``sqlite:///:memory:``): a database of each connection's own, so no server's."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    return parsed.get_backend_name() == "sqlite" and parsed.database in (None, "", ":memory:")
+
+
 def open_engine(url: str) -> Engine:
     """An SQLAlchemy engine for ``url``; SQLite in write-ahead-log mode.
 
@@ -334,4 +343,4 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
         future.set_exception(error)
 
 
-__all__ = ["Store", "StoredEvent", "StoredTable", "default_url", "open_engine"]
+__all__ = ["Store", "StoredEvent", "StoredTable", "default_url", "in_memory", "open_engine"]
