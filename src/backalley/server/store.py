@@ -239,19 +239,29 @@ class Store:
             self._commit(batch)
 
     def _commit(self, batch: list[tuple[Write, asyncio.Future[None]]]) -> None:
+        """Commit ``batch`` in one transaction; if that fails, each write in a transaction of
+        its own, so that one caller's bad write (a version already stored) fails alone."""
+        outcome = self._transaction([rows for rows, _ in batch])
+        if outcome is not None and len(batch) > 1:
+            for rows, future in batch:
+                _report(future, self._transaction([rows]))
+            return
+        for _, future in batch:
+            _report(future, outcome)
+
+    def _transaction(self, writes: list[Write]) -> BaseException | None:
+        """Run ``writes`` in one transaction: ``None``, or the database's error."""
         try:
             with self.engine.begin() as connection:
                 log = []
-                for rows, _ in batch:
+                for rows in writes:
                     log += [row for op, row in rows if op == "event"]
                     _run(connection, [(op, row) for op, row in rows if op != "event"])
                 if log:
                     connection.execute(insert(events), log)
-            outcome: BaseException | None = None
-        except Exception as error:  # reported to every waiting caller
-            outcome = error
-        for _, future in batch:
-            future.get_loop().call_soon_threadsafe(_settle, future, outcome)
+        except Exception as error:  # reported to the waiting callers
+            return error
+        return None
 
     def close(self) -> None:
         """Finish the queued writes and stop the writer."""
@@ -332,6 +342,10 @@ def _run(connection: Connection, rows: Write) -> None:
             connection.execute(update(tables).where(tables.c.id == table_id).values(**values))
         else:  # pragma: no cover - a programming error
             raise ValueError(operation)
+
+
+def _report(future: asyncio.Future[None], error: BaseException | None) -> None:
+    future.get_loop().call_soon_threadsafe(_settle, future, error)
 
 
 def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:

@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import time
 import unicodedata
@@ -36,6 +37,8 @@ from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
 from backalley.server.store import Store, StoredTable, Write
+
+log = logging.getLogger("backalley.server")
 
 RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
 CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
@@ -255,6 +258,7 @@ class Table:
         self._changed = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
+        self.recovering = False  #: a write failed: catching up with the store, no changes
 
     # ------------------------------------------------------------------ creating, loading
 
@@ -336,7 +340,7 @@ class Table:
             self.game.start_deal(data["dealer"], data["hands"], data["stock"])
             self.deal_moves = []
         elif event.kind in ("bid", "card"):
-            self._take(data["action"])
+            self._take(data["action"], data["seat"])  # the stored seat: a wrong one is refused
             self.deal_moves.append((event.version, data["seat"], data.get("by")))
         elif event.kind == "takeback":
             self._take_back(len(data["versions"]))
@@ -358,13 +362,13 @@ class Table:
         deal), and start the driver."""
         if self.game is not None and self.status != "finished":
             async with self.lock:
-                before = len(self.game.deals)
-                self.game.attach_rng(secrets.SystemRandom())
-                events = self._deal_events(before)
-                if events:
-                    with self._changing():
+                with self._changing():
+                    before = len(self.game.deals)
+                    self.game.attach_rng(secrets.SystemRandom())
+                    events = self._deal_events(before)
+                    if events:
                         await self._commit(events)
-                    self._publish(events)
+                self._publish(events)
             for seat in self._people():  # nobody is connected yet
                 self._away(seat)
         self.start_driver()
@@ -731,8 +735,10 @@ class Table:
             if self.game is None:
                 raise ProtocolError("not_started", N_("the game starts when every seat is filled"))
             try:
-                events = self._apply(seat, message.action, key)
-            except IllegalAction as error:
+                with self._changing():
+                    events = self._apply(seat, message.action, key)
+                    await self._commit(events)
+            except IllegalAction as error:  # refused by the engine before anything changed
                 client.send(
                     protocol.error(
                         "illegal", explain_in(error, client.catalog), rule=error.rule,
@@ -740,8 +746,6 @@ class Table:
                     )
                 )  # fmt: skip
                 return
-            with self._changing():
-                await self._commit(events)
             self._publish(events)
             client.send({"type": "ack", "id": message.id, "version": events[0].version})
 
@@ -968,8 +972,8 @@ class Table:
             if offer["status"] == "open" and len(offer["accepted"]) == len(self.names):
                 rematch = await self.spawn(self)
                 offer = dict(offer, status="started", table=rematch.id)
-            event = self._rematch_event(offer, key)
             with self._changing():
+                event = self._rematch_event(offer, key)
                 await self._commit([event])
             self._publish([event])
             client.send({"type": "ack", "id": message.id, "version": event.version})
@@ -1000,8 +1004,8 @@ class Table:
             offer = self.rematch
             if offer is None or offer["status"] != "open" or offer["until"] != until:
                 return
-            event = self._rematch_event(dict(offer, status="expired"))
             with self._changing():
+                event = self._rematch_event(dict(offer, status="expired"))
                 await self._commit([event])
             self._publish([event])
 
@@ -1011,8 +1015,8 @@ class Table:
         if seat is None:
             raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
         async with self.lock:
-            event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
             with self._changing():
+                event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
                 await self._commit([event])
             self.chat.append(self.log[-1])
             self._publish([event])
@@ -1026,14 +1030,72 @@ class Table:
 
     @contextlib.contextmanager
     def _changing(self) -> Iterator[None]:
-        """A change to the table, made and then committed: if anything in it fails (the
-        store, a cancellation), the table is rebuilt from what was stored, so that memory
-        never runs ahead of the log."""
+        """A change to the table, made and then committed (under the lock). If anything in it
+        fails — the engine refusing, the store, a cancellation — the table is put back as it
+        was before, from a copy taken here (never from a read that may fail too), so that
+        memory never runs ahead of the log. A failed write may yet have been stored (the
+        database failing as it answered), so the table then catches up with the store before
+        it takes another change (:meth:`_recover`).
+
+        :raises ProtocolError: ``recovering`` while it catches up.
+        """
+        if self.recovering:
+            raise ProtocolError(
+                "recovering",
+                N_("this table is catching up with its storage: try again in a moment"),
+            )
+        before = self._snapshot()
         try:
             yield
-        except BaseException:
-            self._rebuild()
+        except BaseException as error:
+            self._restore(before)
+            if not isinstance(error, IllegalAction):
+                self.recovering = True
+                self._later(self._recover())
             raise
+
+    def _snapshot(self) -> dict[str, Any]:
+        """What a change may alter, copied (the log, the chat and the ids applied change only
+        once a commit has succeeded)."""
+        game = self.game
+        return {
+            "game": None if game is None else (game.copy(), game.rng),
+            "token_hashes": list(self.token_hashes), "names": list(self.names),
+            "bots": list(self.bots), "status": self.status, "_issued": self._issued,
+            "moves": self.moves, "last_trick": self.last_trick, "last_winner": self.last_winner,
+            "deal_moves": list(self.deal_moves), "takebacks": self.takebacks,
+            "departures": [dict(d) for d in self.departures], "rematch": self.rematch,
+            "away_since": list(self.away_since), "stand_in": list(self.stand_in),
+        }  # fmt: skip
+
+    def _restore(self, saved: dict[str, Any]) -> None:
+        for name, value in saved.items():
+            if name == "game" and value is not None:
+                game, rng = value
+                game.rng = rng  # as it was: attach_rng would deal a due deal
+                value = game
+            setattr(self, name, value)
+
+    async def _recover(self) -> None:
+        """After a failed write: read the table back from the store, off the event loop,
+        until the store answers; if the write was stored after all, take what was stored.
+        Changes are refused meanwhile; then the driver goes on."""
+        delay = 0.2
+        while True:
+            try:
+                stored = await asyncio.to_thread(self.store.load, self.id)
+            except Exception:
+                log.warning("table %s: the store is still failing; trying again", self.id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            async with self.lock:
+                if stored is not None and stored.events and stored.events[-1].seq > self.version:
+                    log.warning("table %s: a write reported as failed was stored", self.id)
+                    self._rebuild(stored)
+                self.recovering = False
+                self._changed.set()
+            return
 
     async def _commit(self, events: list[Event], extra: Write | None = None) -> None:
         """Store ``events`` (and ``extra`` rows) in one transaction, then log them; inside
@@ -1061,9 +1123,8 @@ class Table:
                 self.applied[event.client_id] = event.version
             self.version = event.version
 
-    def _rebuild(self) -> None:
-        stored = self.store.load(self.id)
-        assert stored is not None
+    def _rebuild(self, stored: StoredTable) -> None:
+        """Take the state of the table as ``stored``."""
         fresh = Table.load(stored, self.store, self.pool)
         for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
                      "log", "chat", "applied", "moves", "last_trick", "last_winner", "deal_moves",
@@ -1271,17 +1332,24 @@ class Table:
             finally:
                 if thinking is not None and not thinking.done():
                     thinking.cancel()
+            failed = False
             async with self.lock:
-                if self.moves != moves or self._actor(seat) != actor:
+                if self.moves != moves or self._actor(seat) != actor or self.recovering:
                     continue
                 try:
-                    events = self._apply(seat, action, None, by=by)
                     with self._changing():
+                        events = self._apply(seat, action, None, by=by)
                         await self._commit(events)
+                    self._publish(events)
+                except IllegalAction as error:  # a bot's choice the engine refuses: logged
+                    log.error("table %s: %s's %s refused: %s", self.id, by, action, error)
+                    failed = True
                 except Exception:
-                    await asyncio.sleep(1)
-                    continue
-                self._publish(events)
+                    log.exception("table %s: %s's move could not be stored", self.id, by)
+                    failed = True
+            if failed:  # again at the next change or second, the lock let go meanwhile
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), 1)
 
 
 class Tables:
