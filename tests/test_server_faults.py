@@ -143,3 +143,160 @@ def test_one_bad_write_in_a_group_commit_fails_alone(tmp_path: Path) -> None:
     assert bad is not None and good is None
     assert stored_versions(store, "b") == [1]
     store.close()
+
+
+def test_a_dead_bot_worker_is_replaced_and_the_decision_made(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A worker killed (by the kernel, say) broke the process pool: every later decision
+    failed, and no bot moved again."""
+    import os
+    import signal
+
+    from backalley.engine import Game
+    from backalley.record import write_record
+    from backalley.rules import Ruleset
+
+    game = Game(Ruleset.preset("standard", hand_sizes=[3]), seed=3)
+    record = write_record(game)
+    seat = game.to_move
+
+    async def scenario() -> tuple[str, str]:
+        pool = BotPool(workers=1)
+        try:
+            first = await pool.decide(record, seat, "easy")
+            for pid in list(pool.executor._processes):  # type: ignore[attr-defined]
+                os.kill(pid, signal.SIGKILL)
+            await asyncio.sleep(0.5)
+            return first, await pool.decide(record, seat, "easy")
+        finally:
+            pool.close()
+
+    with caplog.at_level("ERROR", logger="backalley.server"):
+        first, after = asyncio.run(scenario())
+    legal = {str(action) for action in game.view(seat).legal_actions}
+    assert first in legal and after in legal
+    assert "worker died" in caplog.text
+
+
+class CountingPool(BotPool):
+    """A pool that counts the reviews it is asked for, each taking a while."""
+
+    def __init__(self) -> None:
+        super().__init__(executor=ThreadPoolExecutor(1))
+        self.reviews = 0
+
+    async def review(self, record: dict[str, Any], deal: int) -> dict[str, Any]:
+        self.reviews += 1
+        await asyncio.sleep(0.2)
+        return {"deal": deal, "reviewed": True}
+
+
+def test_a_deals_review_is_asked_of_the_solver_once_however_many_ask(tmp_path: Path) -> None:
+    """Four browsers at a deal's end started four solver jobs for one deal."""
+
+    async def scenario() -> tuple[int, list[dict[str, Any]]]:
+        store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        _, table, people = await a_table_of_four(store)
+        pool = table.pool = CountingPool()
+        rng, n = random.Random(2), 0
+        while table.game is not None and len(table.game.deals) < 2:
+            await play_one(table, people, rng, n)
+            n += 1
+        answers = await asyncio.gather(*(table.review(0) for _ in range(4)))
+        again = await table.review(0)
+        table.stop()
+        store.close()
+        return pool.reviews, [*answers, again]
+
+    reviews, answers = asyncio.run(scenario())
+    assert reviews == 1
+    assert all(answer == answers[0] for answer in answers)
+
+
+class SlowClaims(BotPool):
+    """A pool whose claims take a while, and never hold."""
+
+    def __init__(self) -> None:
+        super().__init__(executor=ThreadPoolExecutor(1))
+        self.claims = 0
+
+    async def claim(self, record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
+        self.claims += 1
+        await asyncio.sleep(0.2)
+        return False, []
+
+
+def test_one_claim_at_a_time_is_settled(tmp_path: Path) -> None:
+    from backalley.rules import Phase
+    from backalley.server.protocol import Claim
+
+    async def scenario() -> tuple[int, list[Any]]:
+        store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        _, table, people = await a_table_of_four(store)
+        pool = table.pool = SlowClaims()
+        rng, n = random.Random(4), 0
+        while table.game is not None and table.game.phase != Phase.PLAY:
+            await play_one(table, people, rng, n)
+            n += 1
+        seat = table.game.to_move  # type: ignore[union-attr]
+        results = await asyncio.gather(
+            table.claim(people[seat], Claim("c1")),
+            table.claim(people[seat], Claim("c2")),
+            return_exceptions=True,
+        )
+        table.stop()
+        store.close()
+        return pool.claims, results
+
+    claims, results = asyncio.run(scenario())
+    assert claims == 1
+    assert results[0] is None and getattr(results[1], "code", None) == "claim_running"
+
+
+def test_a_table_that_cannot_be_rebuilt_is_left_out_and_the_others_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One bad stored table (an action the engine refuses; a log a newer server wrote)
+    stopped the whole server from starting."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite'}"
+
+    async def make() -> list[str]:
+        store = Store(url)
+        ids = []
+        for _ in range(3):
+            tables, table, people = await a_table_of_four(store)
+            await play_one(table, people, random.Random(1), 0)
+            ids.append(table.id)
+            tables.stop()
+        store.close()
+        return ids
+
+    good, refused, newer = asyncio.run(make())
+    store = Store(url)
+    with store.engine.begin() as connection:
+        last = connection.execute(
+            text("SELECT MAX(seq) FROM events WHERE table_id = :t"), {"t": refused}
+        ).scalar()
+        data = json.dumps({"seat": 0, "action": "ZZ"})
+        connection.execute(
+            text("INSERT INTO events (table_id, seq, kind, data, at, schema) "
+                 "VALUES (:t, :s, 'card', :d, 0, 1)"),
+            {"t": refused, "s": last + 1, "d": data},
+        )  # fmt: skip
+        connection.execute(text("UPDATE events SET schema = 99 WHERE table_id = :t"), {"t": newer})
+    store.close()
+
+    async def restart() -> list[str]:
+        store = Store(url)
+        tables = Tables(store, BotPool(executor=ThreadPoolExecutor(1)))
+        await tables.start()
+        started = list(tables.tables)
+        tables.stop()
+        store.close()
+        return started
+
+    with caplog.at_level("ERROR", logger="backalley.server"):
+        started = asyncio.run(restart())
+    assert started == [good]
+    assert refused in caplog.text and newer in caplog.text and "newer server" in caplog.text

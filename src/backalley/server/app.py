@@ -152,7 +152,7 @@ async def table_socket(socket: WebSocket) -> None:
     """A table's WebSocket: ``hello`` first, then actions, claims and chat (docs/protocol.md)."""
     await socket.accept()
     tables: Tables = socket.app.state.tables
-    table = tables.get(socket.path_params["table_id"])
+    table = await tables.get(socket.path_params["table_id"])
     if table is None:
         await socket.close(protocol.CLOSE_NO_TABLE, "no such table")
         return
@@ -290,8 +290,8 @@ def _bearer(request: Request) -> str | None:
     return header[7:].strip() if header.lower().startswith("bearer ") else None
 
 
-def _table(request: Request) -> Table:
-    table = request.app.state.tables.get(request.path_params["table_id"])
+async def _table(request: Request) -> Table:
+    table = await request.app.state.tables.get(request.path_params["table_id"])
     if table is None:
         raise TableError("no_table", N_("there is no such table"))
     return table
@@ -349,11 +349,11 @@ async def create_table(request: Request) -> Response:
 
 
 async def show_table(request: Request) -> Response:
-    return JSONResponse(await _table(request).stored_description())
+    return JSONResponse(await (await _table(request)).stored_description())
 
 
 async def take_seat(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     data = await _body(request)
     seat = request.path_params["seat"]
     invite = data.get("invite")
@@ -366,7 +366,7 @@ async def take_seat(request: Request) -> Response:
 
 
 async def take_free_seat(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     data = await _body(request)
     seat, token = await table.take_free_seat(data.get("name"))
     return JSONResponse(
@@ -375,13 +375,13 @@ async def take_free_seat(request: Request) -> Response:
 
 
 async def leave_table(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     await table.leave_seat(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
 
 
 async def end_table(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     await table.end(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
 
@@ -391,7 +391,7 @@ async def lobby(request: Request) -> Response:
 
 
 async def seat_bot(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     data = await _body(request)
     level = data.get("level", table.settings.level)
     await table.give_to_bot(request.path_params["seat"], str(level), _bearer(request))
@@ -399,7 +399,7 @@ async def seat_bot(request: Request) -> Response:
 
 
 async def table_record(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     token = _bearer(request)
     seat = table.seat_of(token) if token else None
     if token and seat is None and not table.is_host(token):
@@ -408,7 +408,7 @@ async def table_record(request: Request) -> Response:
 
 
 async def finished_games(request: Request) -> Response:
-    return JSONResponse({"games": request.app.state.tables.finished()})
+    return JSONResponse({"games": await request.app.state.tables.finished()})
 
 
 async def about(request: Request) -> Response:
@@ -463,11 +463,11 @@ async def page(request: Request) -> Response:
 
 
 async def game_replay(request: Request) -> Response:
-    return JSONResponse(await _table(request).replay())
+    return JSONResponse(await (await _table(request)).replay())
 
 
 async def deal_review(request: Request) -> Response:
-    table = _table(request)
+    table = await _table(request)
     return JSONResponse(await table.review(request.path_params["deal"]))
 
 

@@ -10,6 +10,7 @@ view only — a bot sees what its seat sees — or, for a claim, settles it with
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 import random
@@ -17,10 +18,14 @@ import secrets
 import signal
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from backalley.record import read_record, replay
+
+log = logging.getLogger("backalley.server")
 
 _bots: dict[str, Any] = {}
 
@@ -77,37 +82,55 @@ def _warm_up() -> None:
     compile_search()
 
 
+def _processes(workers: int | None) -> Executor:
+    # Spawned, not forked: the server's threads (the store's writer) stay behind.
+    return ProcessPoolExecutor(
+        max_workers=workers or max(2, (os.cpu_count() or 2) - 1),
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_watch_parent,
+        initargs=(os.getpid(),),
+    )
+
+
 class BotPool:
-    """The worker processes that think for the server's bots and settle its claims."""
+    """The worker processes that think for the server's bots and settle its claims. A worker
+    that dies (killed, out of memory) breaks the whole process pool: it is then made anew,
+    said in the log, and the work asked again once."""
 
     def __init__(self, workers: int | None = None, executor: Executor | None = None) -> None:
-        # Spawned, not forked: the server's threads (the store's writer) stay behind.
-        self.executor = executor or ProcessPoolExecutor(
-            max_workers=workers or max(2, (os.cpu_count() or 2) - 1),
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_watch_parent,
-            initargs=(os.getpid(),),
-        )
+        self.workers = workers
+        self.executor = executor or _processes(workers)
+
+    async def _run(self, work: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        executor = self.executor
+        try:
+            return await loop.run_in_executor(executor, work, *args)
+        except BrokenProcessPool:
+            if self.executor is executor:  # the first to see it makes the new pool
+                log.error("a bot worker died: its process pool is made anew")
+                executor.shutdown(wait=False, cancel_futures=True)
+                self.executor = _processes(self.workers)
+            return await loop.run_in_executor(self.executor, work, *args)
 
     async def decide(self, record: dict[str, Any], seat: int, level: str) -> str:
         """The bot's action, computed in a worker."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, _decide, record, seat, level)
+        result: str = await self._run(_decide, record, seat, level)
+        return result
 
     async def claim(self, record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
         """Settle ``seat``'s claim in a worker: ``(holds, the cards that finish the deal)``."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, _claim, record, seat)
+        result: tuple[bool, list[str]] = await self._run(_claim, record, seat)
+        return result
 
     async def review(self, record: dict[str, Any], deal: int) -> dict[str, Any]:
         """The review of deal ``deal`` of the record, computed in a worker."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.executor, _review, record, deal)
+        result: dict[str, Any] = await self._run(_review, record, deal)
+        return result
 
     async def warm_up(self) -> None:
         """Have a worker load the solver, so that the first claim is not slow."""
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.executor, _warm_up)
+        await self._run(_warm_up)
 
     def close(self) -> None:
         """Stop the workers (a decision under way is dropped)."""

@@ -72,7 +72,11 @@ events = Table(
     Column("data", Text, nullable=False),  # JSON
     Column("client_id", String(40)),  # "seat:id" of the message that caused it, for replays
     Column("at", Float, nullable=False),
+    Column("schema", Integer),  # EVENT_SCHEMA when stored; rows stored before it: 1
 )
+
+#: The version of the events' stored form: a server refuses a log written by a newer one.
+EVENT_SCHEMA = 1
 
 
 def default_url() -> str:
@@ -120,6 +124,9 @@ def open_engine(url: str) -> Engine:
     if "summary" not in {c["name"] for c in inspect(engine).get_columns("tables")}:
         with engine.begin() as connection:  # a database from before the history list
             connection.execute(text("ALTER TABLE tables ADD COLUMN summary TEXT"))
+    if "schema" not in {c["name"] for c in inspect(engine).get_columns("events")}:
+        with engine.begin() as connection:  # a database from before events had a version
+            connection.execute(text("ALTER TABLE events ADD COLUMN schema INTEGER"))
     return engine
 
 
@@ -199,6 +206,7 @@ class Store:
             data=json.dumps(data, separators=(",", ":")),
             client_id=client_id,
             at=time.time(),
+            schema=EVENT_SCHEMA,
         )
         return [("event", row)]
 
@@ -317,6 +325,12 @@ class Store:
 
 def _events(rows: Any) -> Iterator[StoredEvent]:
     for row in rows:
+        schema = row.schema or 1
+        if schema > EVENT_SCHEMA:
+            raise ValueError(
+                f"event {row.seq} is stored in form {schema}; this server reads up to "
+                f"{EVENT_SCHEMA}: a newer server wrote it"
+            )
         yield StoredEvent(row.seq, row.kind, json.loads(row.data), row.client_id)
 
 
@@ -357,4 +371,12 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
         future.set_exception(error)
 
 
-__all__ = ["Store", "StoredEvent", "StoredTable", "default_url", "in_memory", "open_engine"]
+__all__ = [
+    "EVENT_SCHEMA",
+    "Store",
+    "StoredEvent",
+    "StoredTable",
+    "default_url",
+    "in_memory",
+    "open_engine",
+]

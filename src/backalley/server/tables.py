@@ -230,7 +230,9 @@ class Table:
         self.game: Game | None = None
         self.status = "open"
         self._finish_stored = False  #: the store knows the game is over
-        self._reviews: dict[int, dict[str, Any]] = {}  #: finished deals' reviews
+        #: finished deals' reviews, each asked of the pool once (under way, or done)
+        self._reviews: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._claiming = False  #: a claim is with the solver
         self._replayed: dict[str, Any] | None = None  #: the finished game's replay
         self.version = 0
         self._issued = 0  #: the last version given to an event, stored or about to be
@@ -906,10 +908,18 @@ class Table:
             return
         if game is None or game.phase != Phase.PLAY or game.to_move != seat:
             raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
+        if self._claiming:
+            raise ProtocolError("claim_running", N_("a claim is being settled: wait for it"))
         moves = self.moves
-        holds, cards = await self.pool.claim(write_record(game), seat)
+        self._claiming = True
+        try:
+            holds, cards = await self.pool.claim(write_record(game), seat)
+        finally:
+            self._claiming = False
         async with self.lock:
-            if self.moves != moves:
+            # The same position: no move since, and the same game (not one the table took
+            # back from the store meanwhile).
+            if self.moves != moves or self.game is not game:
                 raise ProtocolError("stale", N_("the game moved on before the claim was settled"))
             if not holds:
                 client.send(
@@ -1192,12 +1202,16 @@ class Table:
             ):
                 raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
             cached = self._reviews.get(deal)
-            if cached is not None:
-                return cached
-            record = self._full_record()
-            record["deals"] = record["deals"][: deal + 1]
-        self._reviews[deal] = await self.pool.review(record, deal)
-        return self._reviews[deal]
+            if cached is None:  # one review a deal, however many ask at once
+                record = self._full_record()
+                record["deals"] = record["deals"][: deal + 1]
+                cached = self._reviews[deal] = asyncio.ensure_future(self.pool.review(record, deal))
+        try:
+            return await asyncio.shield(cached)
+        except Exception:
+            if self._reviews.get(deal) is cached:
+                del self._reviews[deal]  # asked again next time
+            raise
 
     async def replay(self) -> dict[str, Any]:
         """A finished game card by card, every hand open: for each deal its bids and, before
@@ -1361,12 +1375,20 @@ class Tables:
         self.tables: dict[str, Table] = {}
 
     async def start(self) -> int:
-        """Rebuild every unfinished table from its log; how many there were."""
-        for table_id in self.store.unfinished():
-            stored = self.store.load(table_id)
-            if stored is not None:
-                self._hold(Table.load(stored, self.store, self.pool))
-                await self.tables[table_id].resume()
+        """Rebuild every unfinished table from its log; how many there were. A table that
+        cannot be rebuilt (a log this server cannot read, an action its engine refuses) is
+        said in the log and left in the store: the others start all the same."""
+        for table_id in await asyncio.to_thread(self.store.unfinished):
+            try:
+                stored = await asyncio.to_thread(self.store.load, table_id)
+                if stored is not None:
+                    self._hold(Table.load(stored, self.store, self.pool))
+                    await self.tables[table_id].resume()
+            except Exception:
+                log.exception("table %s could not be rebuilt from its log: left out", table_id)
+                table = self.tables.pop(table_id, None)
+                if table is not None:
+                    table.stop()
         return len(self.tables)
 
     async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
@@ -1383,12 +1405,14 @@ class Tables:
         self.tables[table.id] = table
         return table
 
-    def get(self, table_id: str) -> Table | None:
-        """The table ``table_id`` (a finished one loaded from the store), or ``None``."""
+    async def get(self, table_id: str) -> Table | None:
+        """The table ``table_id`` (a finished one loaded from the store, off the event loop),
+        or ``None``."""
         table = self.tables.get(table_id)
         if table is None and len(table_id) <= 16:
-            stored = self.store.load(table_id)
-            if stored is not None:
+            stored = await asyncio.to_thread(self.store.load, table_id)
+            table = self.tables.get(table_id)  # loaded meanwhile by another request
+            if table is None and stored is not None:
                 table = self._hold(Table.load(stored, self.store, self.pool))
         return table
 
@@ -1408,9 +1432,9 @@ class Tables:
             "playing": [t.lobby_entry() for t in public if t.status == "playing"],
         }
 
-    def finished(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def finished(self, limit: int = 50) -> list[dict[str, Any]]:
         """The latest finished games, newest first: id, rules, players, scores, winner."""
-        return self.store.finished(limit)
+        return await asyncio.to_thread(self.store.finished, limit)
 
     def stop(self) -> None:
         for table in self.tables.values():
