@@ -1,6 +1,8 @@
 // The table's WebSocket: hello with the seat's token (or the watch code), then messages in
 // order; on a lost connection it comes back by itself, asks for what it missed (since), and
 // sends again what the server had not answered (the same id: the server applies it once).
+// An event it already has is dropped; one that skips a version means some were missed: it
+// asks for them again, as after a lost connection.
 export class TableConnection {
   constructor(tableId, credentials, onMessage, onStatus) {
     this.tableId = tableId;
@@ -29,6 +31,13 @@ export class TableConnection {
     };
     this.socket.onmessage = (frame) => {
       const message = JSON.parse(frame.data);
+      if (message.type === "event" && this.version !== null) {
+        if (message.version <= this.version) return;  // had already
+        if (message.version > this.version + 1) {  // missed some: asked again
+          this.socket.close();
+          return;
+        }
+      }
       if (["state", "resync", "event"].includes(message.type)) this.version = message.version;
       if ((message.type === "ack" || message.type === "error") && message.id) this.unanswered.delete(message.id);
       this.onMessage(message);
@@ -45,13 +54,16 @@ export class TableConnection {
     };
   }
 
-  /** Send ``message`` with a fresh id; the id, or null when there is no connection now. */
+  /** Send ``message`` with a fresh id; the id. Without a connection now, a move waits to be
+   * sent when it is back (``waiting`` says so) and a chat message is dropped (null). */
   send(message) {
-    if (this.socket.readyState !== WebSocket.OPEN) return null;
+    const open = this.socket.readyState === WebSocket.OPEN;
+    if (!open && message.type === "chat") return null;
     const id = `${this.prefix}-${++this.nextId}`;
     const sent = { id, ...message };
     if (message.type !== "chat") this.unanswered.set(id, sent);
-    this.socket.send(JSON.stringify(sent));
+    if (open) this.socket.send(JSON.stringify(sent));
+    else this.onStatus("waiting");
     return id;
   }
 

@@ -171,6 +171,7 @@ function showStatus(ctx, status, code) {
   const bar = document.getElementById("status");
   if (status === "open") bar.textContent = "";
   else if (status === "lost") bar.textContent = t("connection lost: coming back…");
+  else if (status === "waiting") toast(t("not connected: your move will be sent when the connection is back"));
   else if (code === 4410) bar.textContent = t("you left this table");
   else bar.textContent = code === 4404 ? t("there is no such table") : t("this link does not open this table");
 }
@@ -194,8 +195,9 @@ function wire(ctx) {
   page.chatForm.addEventListener("submit", (event) => {
     event.preventDefault();
     const text = page.chatInput.value.trim();
-    if (text) ctx.connection.send({ type: "chat", text });
-    page.chatInput.value = "";
+    if (!text) return;
+    if (ctx.connection.send({ type: "chat", text }) === null) toast(t("not connected: the message was not sent"));
+    else page.chatInput.value = "";
   });
   page.hand.addEventListener("click", (event) => {
     const card = event.target.closest("button.card");
