@@ -837,3 +837,34 @@ def test_text_that_cannot_be_sent_is_refused_and_the_table_goes_on(server: Serve
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(deep, timeout=30)
     assert refused.value.code == 400 and json.loads(refused.value.read())["code"] == "bad_json"
+
+
+def test_a_body_declared_too_long_is_refused_before_it_is_read(server: Server) -> None:
+    """A Content-Length far over the limit, or longer than the body sent: once the server
+    waited for a body that never came."""
+    import socket
+    import time
+
+    host, port = server.base.removeprefix("http://").split(":")
+    for declared, sent, code in ((100_000, b"", 413), (500, b"{}", 408)):
+        with socket.create_connection((host, int(port)), timeout=30) as connection:
+            started = time.monotonic()
+            connection.sendall(
+                b"POST /api/tables HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + f"Content-Length: {declared}\r\n\r\n".encode()
+                + sent
+            )
+            answer = connection.recv(4096).decode()
+            waited = time.monotonic() - started
+        assert answer.startswith(f"HTTP/1.1 {code}"), answer[:80]
+        assert waited < (2 if code == 413 else 15)
+
+
+def test_every_page_is_sent_with_security_headers(server: Server) -> None:
+    for path in ("/", "/api", "/static/app.js"):
+        with urllib.request.urlopen(server.base + path, timeout=30) as answer:
+            headers = answer.headers
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert "script-src 'self'" in headers["content-security-policy"]
+        assert headers["x-frame-options"] == "DENY"
+        assert headers["referrer-policy"] == "no-referrer"  # an invite's address holds a secret

@@ -558,3 +558,28 @@ def _at_our_first_card(record: dict[str, Any]) -> Any:
             if game.phase == Phase.PLAY and game.to_move == 0:
                 return game
     raise AssertionError("seat 0 never had a card to play")
+
+
+def test_the_page_keeps_to_its_content_security_policy(server: Server, browser: Any) -> None:
+    """The page loads nothing from elsewhere and evaluates no string: played by clicks alone
+    (no eval of Playwright's) under its policy, no violation is reported."""
+    watched = Watched(browser, DESKTOP, bypass_csp=False)
+    page = watched.page
+    page.add_init_script(
+        "window.__violations = [];"
+        "addEventListener('securitypolicyviolation', (e) => window.__violations.push("
+        "e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    create(page, server.base, bots=True)
+    page.locator(".pod .backs").first.wait_for()
+    for _ in range(12):
+        ready = ".bids button:not([aria-disabled]), .hand .legal:not([aria-disabled])"
+        page.locator(f"{ready}, .overlay.end").first.wait_for()
+        if page.locator(".overlay.end").count():
+            break
+        act_once(page)
+        page.wait_for_timeout(300)
+    page.click("#open-settings")
+    page.click("#settings-done")
+    assert page.evaluate("window.__violations") == []
+    watched.close()

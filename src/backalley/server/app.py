@@ -47,12 +47,25 @@ FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close 
 FLOOD_WINDOW = 10.0
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
 TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
+BODY_WAIT = 10.0  #: seconds a request's body has to arrive
+#: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
+#: and no address (an invite holds a secret) is passed on to another site.
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+        "form-action 'self'"
+    ),
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+}
 
 _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
-    "too_many": 429, "ended": 409, "started": 409,
+    "too_many": 429, "ended": 409, "started": 409, "too_slow": 408,
 }  # fmt: skip
 
 
@@ -260,11 +273,27 @@ def _id_of(frame: str | bytes) -> str | None:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    body = await request.body()
-    if len(body) > protocol.MAX_FRAME:
+    """The request's JSON object: refused before it is read if it says it is too long, and
+    if it does not come within BODY_WAIT seconds."""
+    too_large = TableError(
+        "too_large", N_("a request may hold {limit} bytes"), limit=protocol.MAX_FRAME
+    )
+    declared = request.headers.get("content-length", "0")
+    if not declared.isdigit() or int(declared) > protocol.MAX_FRAME:
+        raise too_large
+    body = b""
+    try:
+        async with asyncio.timeout(BODY_WAIT):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > protocol.MAX_FRAME:
+                    raise too_large
+    except TimeoutError:
         raise TableError(
-            "too_large", N_("a request may hold {limit} bytes"), limit=protocol.MAX_FRAME
-        )
+            "too_slow",
+            N_("the request's body did not come within {seconds} s"),
+            seconds=int(BODY_WAIT),
+        ) from None
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):
@@ -531,11 +560,33 @@ def create_app(
         Route("/api/tables/{table_id}/replay", game_replay),
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
     ]
-    return Starlette(
+    app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={TableError: _refusals, Exception: _failures},
     )
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP answer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def sending(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
+            await send(message)
+
+        await self.app(scope, receive, sending)
 
 
 __all__ = ["create_app"]
