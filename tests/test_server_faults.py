@@ -300,3 +300,42 @@ def test_a_table_that_cannot_be_rebuilt_is_left_out_and_the_others_start(
         started = asyncio.run(restart())
     assert started == [good]
     assert refused in caplog.text and newer in caplog.text and "newer server" in caplog.text
+
+
+class WrongBot(BotPool):
+    """A pool whose bots answer a card while bids are due: what the engine refuses."""
+
+    def __init__(self) -> None:
+        super().__init__(executor=ThreadPoolExecutor(1))
+
+    async def decide(self, record: dict[str, Any], seat: int, level: str) -> str:
+        return "AS"
+
+
+def test_a_bots_move_the_engine_refuses_is_logged_and_a_legal_one_made(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A refused bot move was tried again every second, for ever, holding the table's lock."""
+
+    async def scenario() -> int:
+        store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        tables = Tables(store, WrongBot())
+        table, secrets = await tables.create(Settings(options={"hand_sizes": [2]}, pace=0))
+        for seat in range(4):
+            await table.give_to_bot(seat, "easy", secrets["host"])
+        def bids() -> int:
+            return 0 if table.game is None else sum(len(d.bids) for d in table.game.deals)
+
+        for _ in range(100):  # the bots bid, though each first answers a card
+            if bids() >= 4:
+                break
+            await asyncio.sleep(0.05)
+        made = bids()
+        tables.stop()
+        store.close()
+        return made
+
+    with caplog.at_level("ERROR", logger="backalley.server"):
+        bids = asyncio.run(scenario())
+    assert bids >= 4
+    assert "refused" in caplog.text

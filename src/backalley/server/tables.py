@@ -616,13 +616,14 @@ class Table:
         self._send_presence()
 
     def _away(self, seat: int) -> None:
-        """``seat``'s player is not connected: a bot stands in after the grace period."""
-        self.away_since[seat] = time.time()
+        """``seat``'s player is not connected: a bot stands in after the grace period (on the
+        monotonic clock: a wall clock stepped back once meant no bot ever stood in)."""
+        self.away_since[seat] = time.monotonic()
         asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
 
     def _check_away(self, seat: int) -> None:
         since = self.away_since[seat]
-        gone = since is not None and time.time() - since >= self.settings.grace - 0.01
+        gone = since is not None and time.monotonic() - since >= self.settings.grace - 0.01
         if gone and not self.stand_in[seat] and self.status == "playing":
             self.stand_in[seat] = True
             self._send_presence()
@@ -1351,19 +1352,36 @@ class Table:
                 if self.moves != moves or self._actor(seat) != actor or self.recovering:
                     continue
                 try:
-                    with self._changing():
-                        events = self._apply(seat, action, None, by=by)
-                        await self._commit(events)
-                    self._publish(events)
-                except IllegalAction as error:  # a bot's choice the engine refuses: logged
-                    log.error("table %s: %s's %s refused: %s", self.id, by, action, error)
-                    failed = True
+                    await self._move(seat, action, by)
+                except IllegalAction as error:  # a bot's choice the engine refuses: a bug
+                    log.error("table %s: %s's %s refused (%s): its first legal action instead",
+                              self.id, by, action, error)  # fmt: skip
+                    assert self.game is not None
+                    failed = not await self._try_move(
+                        seat, action_name(self.game.legal_actions()[0]), by
+                    )
                 except Exception:
                     log.exception("table %s: %s's move could not be stored", self.id, by)
                     failed = True
             if failed:  # again at the next change or second, the lock let go meanwhile
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), 1)
+
+    async def _move(self, seat: int, action: str, by: str) -> None:
+        """Apply, store and publish a move made for ``seat`` (under the lock)."""
+        with self._changing():
+            events = self._apply(seat, action, None, by=by)
+            await self._commit(events)
+        self._publish(events)
+
+    async def _try_move(self, seat: int, action: str, by: str) -> bool:
+        """:meth:`_move`, logging a failure: whether the move was made."""
+        try:
+            await self._move(seat, action, by)
+        except Exception:
+            log.exception("table %s: %s's move could not be made", self.id, by)
+            return False
+        return True
 
 
 class Tables:
