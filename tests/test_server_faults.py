@@ -323,6 +323,7 @@ def test_a_bots_move_the_engine_refuses_is_logged_and_a_legal_one_made(
         table, secrets = await tables.create(Settings(options={"hand_sizes": [2]}, pace=0))
         for seat in range(4):
             await table.give_to_bot(seat, "easy", secrets["host"])
+
         def bids() -> int:
             return 0 if table.game is None else sum(len(d.bids) for d in table.game.deals)
 
