@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import hashlib
 import hmac
 import json
@@ -46,6 +47,12 @@ CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
 #: as :meth:`Table.describe` gives it (sent along with them).
 GAME_KINDS = frozenset({"start", "deal", "bid", "card", "claim", "takeback"})
 TABLE_KINDS = frozenset({"seat", "bot", "start", "left", "ended", "rematch", "takeback"})
+#: A table's attributes that its log decides (a change alters them, a rebuild replaces them),
+#: what a change may alter of who is here, and what only a successful commit adds to.
+GAME_STATE = ("game", "token_hashes", "names", "bots", "status", "moves", "last_trick",
+              "last_winner", "deal_moves", "takebacks", "departures", "rematch")  # fmt: skip
+PRESENCE = ("away_since", "stand_in")
+STORED_LOG = ("version", "_issued", "log", "chat", "applied", "_finish_stored")
 
 
 @dataclass(frozen=True)
@@ -711,13 +718,15 @@ class Table:
         if self.game is None:
             return None
         view = self.game.public_view() if seat is None else self.game.view(seat)
-        undo = self._undoable(seat) > 0
-        return {**protocol.view_json(view), **self._table_facts(), "undo": undo}
-
-    def _table_facts(self) -> dict[str, Any]:
-        """What a view carries beyond the engine's: the last trick of the table, which may be
-        the last deal's (a view holds only its own deal's tricks), and who won it."""
-        return {"last_trick": self.last_trick, "last_winner": self.last_winner}
+        # Beyond the engine's view: the table's last trick, which may be the last deal's (a
+        # view holds only its own deal's tricks) and who won it, and whether ``seat`` may take
+        # back a move.
+        return {
+            **protocol.view_json(view),
+            "last_trick": self.last_trick,
+            "last_winner": self.last_winner,
+            "undo": self._undoable(seat) > 0,
+        }
 
     # ------------------------------------------------------------------ actions
 
@@ -971,7 +980,7 @@ class Table:
                     "status": "open", "by": seat, "accepted": sorted({seat, *bots}),
                     "declined": None, "until": until, "table": None,
                 }  # fmt: skip
-                asyncio.get_running_loop().call_later(wait, self._later, self._lapse(until))
+                asyncio.get_running_loop().call_later(wait, lambda: self._later(self._lapse(until)))
             elif offer["status"] == "started":
                 client.send({"type": "ack", "id": message.id, "version": self.version,
                              "repeated": True})  # fmt: skip
@@ -1067,17 +1076,17 @@ class Table:
 
     def _snapshot(self) -> dict[str, Any]:
         """What a change may alter, copied (the log, the chat and the ids applied change only
-        once a commit has succeeded)."""
+        once a commit has succeeded, and the versions given to events are put back to the
+        last stored one)."""
+        saved = {
+            name: copy.copy(getattr(self, name))  # lists copied; values as they are
+            for name in (*GAME_STATE, *PRESENCE)
+            if name not in ("game", "departures")
+        }
+        saved["departures"] = [dict(d) for d in self.departures]
         game = self.game
-        return {
-            "game": None if game is None else (game.copy(), game.rng),
-            "token_hashes": list(self.token_hashes), "names": list(self.names),
-            "bots": list(self.bots), "status": self.status, "_issued": self._issued,
-            "moves": self.moves, "last_trick": self.last_trick, "last_winner": self.last_winner,
-            "deal_moves": list(self.deal_moves), "takebacks": self.takebacks,
-            "departures": [dict(d) for d in self.departures], "rematch": self.rematch,
-            "away_since": list(self.away_since), "stand_in": list(self.stand_in),
-        }  # fmt: skip
+        saved["game"] = None if game is None else (game.copy(), game.rng)
+        return saved
 
     def _restore(self, saved: dict[str, Any]) -> None:
         for name, value in saved.items():
@@ -1086,6 +1095,7 @@ class Table:
                 game.rng = rng  # as it was: attach_rng would deal a due deal
                 value = game
             setattr(self, name, value)
+        self._issued = self.version  # events numbered by the failed change are void
 
     async def _recover(self) -> None:
         """After a failed write: read the table back from the store, off the event loop,
@@ -1135,11 +1145,9 @@ class Table:
             self.version = event.version
 
     def _rebuild(self, stored: StoredTable) -> None:
-        """Take the state of the table as ``stored``."""
+        """Take the state of the table as ``stored`` (who is connected stays as it is)."""
         fresh = Table.load(stored, self.store, self.pool)
-        for name in ("token_hashes", "names", "bots", "game", "status", "version", "_issued",
-                     "log", "chat", "applied", "moves", "last_trick", "last_winner", "deal_moves",
-                     "takebacks", "departures", "rematch", "_finish_stored"):  # fmt: skip
+        for name in (*GAME_STATE, *STORED_LOG):
             setattr(self, name, getattr(fresh, name))
         if self.game is not None and self.status != "finished":
             self.game.attach_rng(secrets.SystemRandom())
