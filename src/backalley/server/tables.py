@@ -719,12 +719,14 @@ class Table:
             return None
         view = self.game.public_view() if seat is None else self.game.view(seat)
         # Beyond the engine's view: the table's last trick, which may be the last deal's (a
-        # view holds only its own deal's tricks) and who won it, and whether ``seat`` may take
-        # back a move.
+        # view holds only its own deal's tricks) and who won it, the counted deals played to
+        # their end (D2: a thrown-in deal does not count), and whether ``seat`` may take back
+        # a move.
         return {
             **protocol.view_json(view),
             "last_trick": self.last_trick,
             "last_winner": self.last_winner,
+            "counted_deals": self.game.counted_deals,
             "undo": self._undoable(seat) > 0,
         }
 

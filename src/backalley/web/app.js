@@ -8,6 +8,7 @@ import { onSetting, setSetting, setting } from "./settings.js";
 import { renderTable } from "./table.js";
 
 let leave = null;
+let routed = 0;  // the routes taken: a page that comes late to one already left is let go at once
 
 const ICON = (path) => `<svg viewBox="0 0 24 24" aria-hidden="true" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" stroke-linejoin="round">${path}</svg>`;
 const SPEAKER = '<path d="M4 9h4l5-4v14l-5-4H4z" fill="currentColor"/>';
@@ -23,14 +24,18 @@ function go(path) {
 async function route() {
   if (leave) leave();
   leave = null;
+  const mine = ++routed;
   const main = document.getElementById("main");
   const path = location.pathname;
   try {
     const table = path.match(/^\/t\/([\w-]+)$/);
     const replay = path.match(/^\/replay\/([\w-]+)$/);
-    if (table) leave = renderTable(main, table[1], new URLSearchParams(location.search), go);
-    else if (replay) leave = await renderReplay(main, replay[1]);
-    else leave = await renderHome(main, go);
+    let left;
+    if (table) left = renderTable(main, table[1], new URLSearchParams(location.search), go);
+    else if (replay) left = await renderReplay(main, replay[1]);
+    else left = await renderHome(main, go);
+    if (mine === routed) leave = left;
+    else if (left) left();
   } catch (error) {
     toast(error.message);
   }

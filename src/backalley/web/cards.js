@@ -4,7 +4,7 @@ import { backSVG, faceSVG } from "./cardart.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 
-export const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
+const SUITS = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const SHOWN = { T: "10" };
 
 function suitName(suit) {
@@ -24,7 +24,7 @@ export function cardText(card) {
 }
 
 /** A card's spoken name: "king of spades", "Big Blooper". */
-export function cardName(card) {
+function cardName(card) {
   if (card === "BJ") return t("Big Blooper");
   if (card === "LJ") return t("Little Blooper");
   return t("{rank} of {suit}", { rank: rankName(card[0]), suit: suitName(card[1]) });
@@ -79,10 +79,7 @@ export function playedRow(trick, nameOf, winner = null) {
   const row = element("ol", { class: "played" });
   for (const [seat, card] of trick) {
     const item = element("li", {}, cardElement(card), element("span", { class: "by", text: nameOf(seat) }));
-    if (seat === winner) {
-      item.classList.add("won");
-      item.firstChild.dataset.winner = "";
-    }
+    if (seat === winner) item.firstChild.dataset.winner = "";
     row.append(item);
   }
   return row;
@@ -94,6 +91,19 @@ const FACES = {  // a bot's face, by level: the mouth, and what it wears
   hard: '<path d="M10 22q6-4 12 0" fill="none" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/><path d="M8 11l5 2M24 11l-5 2" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/>',
   expert: '<path d="M9 20q7 5 14 0" fill="none" stroke="#1b1b1b" stroke-width="2" stroke-linecap="round"/><path d="M8 7l3-5 3 4 2-5 2 5 3-4 3 5z" fill="#facc15" stroke="#7c5800" stroke-width="1"/>',
 };
+
+/** A seat's name as the page shows it: its player's (with the seat's number when two share
+ * a name), "seat 2" while it is empty. ``names``: every seat's name or null. */
+export function seatName(names, seat) {
+  const name = names[seat];
+  if (!name) return t("seat {seat}", { seat: seat + 1 });
+  return names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name;
+}
+
+/** What a seat's player is, beside the name: "medium bot", or nothing for a person. */
+export function botLabel(entry) {
+  return entry.bot ? t("{level} bot", { level: t(entry.bot) }) : "";
+}
 
 /** A player's small picture: a bot's face by its level, a person's initial. */
 export function avatar(entry) {

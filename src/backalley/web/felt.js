@@ -2,7 +2,7 @@
 // across, the opponents left and right; each seat with its name, bid, tricks, cards left,
 // the dealer's button and whose turn it is; the trick in the middle, in front of the players
 // who played it; trump and the turn-up in a corner, the sides' scores in the other.
-import { avatar, bidLabel, cardBack, cardElement, cardLabel, suitLabel, trumpSymbol } from "./cards.js";
+import { avatar, bidLabel, botLabel, cardBack, cardElement, cardLabel, suitLabel, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { reducedMotion } from "./settings.js";
@@ -15,8 +15,9 @@ export function placeOf(seat, base, players) {
   return PLACES[players][(seat - base + players) % players];
 }
 
-export function feltSkeleton() {
-  const felt = element("section", { class: "felt", id: "table", tabindex: "-1" });
+/** The felt's regions: the seats' places, the trick's slots, the corners, the banner. */
+export function feltSkeleton(attributes = { id: "table", tabindex: "-1" }) {
+  const felt = element("section", { class: "felt", ...attributes });
   felt.innerHTML = `
     <div class="corner nw" data-region="trumpBox"></div>
     <div class="corner ne" data-region="scoreBox"></div>
@@ -36,7 +37,7 @@ export function feltSkeleton() {
 
 /** How fast things move: nothing moves for a reader who asked for less motion, or while the
  * page catches up. */
-export function duration(ctx, ms) {
+function duration(ctx, ms) {
   return reducedMotion() || ctx.hurry() ? 0 : ms;
 }
 
@@ -45,11 +46,8 @@ export function duration(ctx, ms) {
 export function drawPods(ctx) {
   const { table } = ctx.state;
   const view = ctx.state.shown;
-  for (const place of ctx.page.places) place.replaceChildren();
-  table.seats.forEach((entry, seat) => {
-    const place = ctx.page.felt.querySelector(`[data-place=${ctx.placeOf(seat)}]`);
-    place.append(pod(ctx, entry, seat, view));
-  });
+  for (const place of Object.values(ctx.page.places)) place.replaceChildren();
+  table.seats.forEach((entry, seat) => ctx.page.places[ctx.placeOf(seat)].append(pod(ctx, entry, seat, view)));
 }
 
 function pod(ctx, entry, seat, view) {
@@ -104,7 +102,7 @@ function pod(ctx, entry, seat, view) {
 
 function podSubtitle(entry, me) {
   if (!entry.name) return t("empty seat");
-  if (entry.bot) return t("{level} bot", { level: t(entry.bot) });
+  if (entry.bot) return botLabel(entry);
   if (entry.stand_in) return t("a bot stands in");
   if (!entry.connected) return t("away");
   return me ? t("you") : "";
@@ -127,20 +125,29 @@ function slotOf(ctx, seat) {
   return ctx.page.trick.querySelector(`.slot.${ctx.placeOf(seat)}`);
 }
 
-/** Lay ``cards`` ([seat, card] pairs) in front of their players; ``winner`` marks the card
- * that took a completed trick. */
-export function drawTrick(ctx, cards, winner = null) {
-  for (const slot of ctx.page.trick.children) slot.replaceChildren();
+/** Lay ``cards`` ([seat, card] pairs) in the slots of ``trick``, each in front of its player
+ * (``placeOf(seat)``); ``winner`` marks the card that took a completed trick. For the table
+ * and the replay. */
+export function layTrick(trick, cards, placeOf, winner = null) {
+  for (const slot of trick.children) slot.replaceChildren();
   for (const [seat, card] of cards) {
     const node = cardElement(card);
-    if (seat === winner) {
-      node.dataset.winner = "";
-      node.classList.add("winner");
-    }
-    slotOf(ctx, seat).append(node);
+    if (seat === winner) node.dataset.winner = "";
+    trick.querySelector(`.slot.${placeOf(seat)}`).append(node);
   }
+}
+
+/** The trick on the table, named for a screen reader with who played what. */
+export function drawTrick(ctx, cards) {
+  layTrick(ctx.page.trick, cards, ctx.placeOf);
   const names = cards.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`);
   ctx.page.trick.setAttribute("aria-label", names.length ? `${t("the trick")}: ${names.join("; ")}` : t("the trick"));
+}
+
+/** The card of ``seat``, which took the trick, marked as the winner's. */
+export function markWinner(ctx, seat) {
+  const card = slotOf(ctx, seat).firstChild;
+  if (card) card.dataset.winner = "";
 }
 
 function centreOf(node) {
@@ -220,10 +227,11 @@ export function drawScores(ctx) {
   const box = ctx.page.scoreBox;
   box.replaceChildren();
   if (!view) return;
-  const counted = view.history.filter((deal) => !deal.thrown_in).length + (view.phase === "over" ? 0 : 1);
+  const counted = view.counted_deals + (view.phase === "over" ? 0 : 1);
   const total = ctx.state.table.hand_sizes.length;
-  const line = view.hand_size === 1 ? t("deal {n} of {total} · 1 card") : t("deal {n} of {total} · {cards} cards");
-  box.append(element("p", { class: "deal-line", text: line.replace("{cards}", view.hand_size).replace("{n}", Math.min(counted, total)).replace("{total}", total) }));
+  const said = { n: Math.min(counted, total), total, cards: view.hand_size };
+  const line = view.hand_size === 1 ? t("deal {n} of {total} · 1 card", said) : t("deal {n} of {total} · {cards} cards", said);
+  box.append(element("p", { class: "deal-line", text: line }));
   const list = element("ul", { class: "side-scores" });
   view.scores.forEach((score, side) => {
     const item = element("li", { class: view.sides[side].includes(ctx.me()) ? "ours" : "" },

@@ -1,6 +1,7 @@
 // The home page: play at once against bots, the lobby (public tables waiting for players and
 // games to watch), a new table of one's own, and the games of this browser.
 import { about, call, remember, remembered } from "./api.js";
+import { botLabel } from "./cards.js";
 import { element, keepName, nameField, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { rulesLine } from "./table.js";
@@ -53,20 +54,24 @@ export async function renderHome(main, go) {
   main.replaceChildren(quick, lobby, form, ...(await Promise.all([yourGames(), finishedGames()])));
   if (new URLSearchParams(location.search).has("new")) form.open = true;
   let timer = null;
+  let stopped = false;
   const refresh = async () => {
     try {
       drawLobby(lobby, await call("GET", "/api/lobby"), name, go);
     } catch (error) {
       lobby.replaceChildren(element("h2", { id: "lobby-title", text: t("Lobby") }), element("p", { text: error.message }));
     }
-    timer = setTimeout(refresh, LOBBY_EVERY);
+    if (!stopped) timer = setTimeout(refresh, LOBBY_EVERY);  // not once the page is left
   };
   await refresh();
-  return () => clearTimeout(timer);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }
 
 function seatsLine(entry) {
-  return entry.seats.map((s) => (s.name ? `${s.name}${s.bot ? ` (${t("{level} bot", { level: t(s.bot) })})` : ""}` : "·")).join(", ");
+  return entry.seats.map((s) => (s.name ? `${s.name}${s.bot ? ` (${botLabel(s)})` : ""}` : "·")).join(", ");
 }
 
 function drawLobby(section, lobby, name, go) {

@@ -3,9 +3,9 @@
 // once its last card is down, and each deal's review alongside. It plays itself, or card by
 // card. The frames come from the server's engine, so the page works out nothing itself.
 import { call } from "./api.js";
-import { bidLabel, cardElement, trumpSymbol } from "./cards.js";
+import { bidLabel, cardElement, seatName, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
-import { placeOf } from "./felt.js";
+import { feltSkeleton, layTrick, placeOf } from "./felt.js";
 import { t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
 
@@ -14,7 +14,8 @@ const STEP = 900;  // ms a card while the replay plays itself
 export async function renderReplay(main, tableId) {
   const game = await call("GET", `/api/tables/${tableId}/replay`);
   const players = game.players.length;
-  const names = game.players.map((name, seat) => name || t("seat {seat}", { seat: seat + 1 }));
+  const names = game.players.map((_, seat) => seatName(game.players, seat));
+  const where = (seat) => placeOf(seat, 0, players);
   const sideName = (seats) => seats.map((seat) => names[seat]).join(" & ");
   let deal = 0;
   let step = 0;
@@ -23,8 +24,7 @@ export async function renderReplay(main, tableId) {
   const controls = element("div", { class: "controls", role: "toolbar", "aria-label": t("replay") });
   const heading = element("h2", { class: "replay-title" });
   const facts = element("p", { class: "replay-facts" });
-  const felt = element("section", { class: "felt replay-felt" });
-  felt.innerHTML = '<div class="place north" data-place="north"></div><div class="place west" data-place="west"></div><div class="place east" data-place="east"></div><div class="centre"><div class="trick" data-trick><div class="slot north"></div><div class="slot west"></div><div class="slot east"></div><div class="slot south"></div></div><p class="banner"></p></div><div class="place south" data-place="south"></div>';
+  const felt = feltSkeleton({ class: "felt replay-felt" });
   const tally = element("ul", { class: "side-scores replay-tally" });
   const review = element("section", { class: "panel review" });
   const button = (label, name) => element("button", { type: "button", "data-step": name, text: label });
@@ -87,26 +87,17 @@ export async function renderReplay(main, tableId) {
     const shown = frame.trick.length ? frame.trick : frame.tricks.length ? frame.tricks[frame.tricks.length - 1] : [];
     const winner = frame.trick.length || !frame.tricks.length ? null : frame.trick_winners[frame.trick_winners.length - 1];
     for (const place of felt.querySelectorAll("[data-place]")) place.replaceChildren();
-    for (const slot of felt.querySelectorAll(".slot")) slot.replaceChildren();
     frame.hands.forEach((hand, seat) => {
-      const where = placeOf(seat, 0, players);
       const won = frame.trick_winners.filter((w) => w === seat).length;
-      const box = element("div", { class: `pod open${frame.to_move === seat ? " turn" : ""}`, "data-seat": String(seat) },
+      const box = element("div", { class: "pod open", "data-seat": String(seat) },
         element("div", { class: "pod-text" }, element("span", { class: "name", text: names[seat] }), element("span", { class: "sub", text: t("tricks won {n}", { n: won }) })));
       const cards = element("div", { class: "open-hand" });
       for (const card of hand) cards.append(cardElement(card));
       box.append(cards);
       if (frame.to_move === seat) box.dataset.turn = "";
-      felt.querySelector(`[data-place=${where}]`).append(box);
+      felt.querySelector(`[data-place=${where(seat)}]`).append(box);
     });
-    for (const [seat, card] of shown) {
-      const node = cardElement(card);
-      if (seat === winner) {
-        node.dataset.winner = "";
-        node.classList.add("winner");
-      }
-      felt.querySelector(`.slot.${placeOf(seat, 0, players)}`).append(node);
-    }
+    layTrick(felt.querySelector("[data-trick]"), shown, where, winner);
     felt.querySelector(".banner").textContent = winner === null ? "" : t("{name} won the trick", { name: names[winner] });
     tally.replaceChildren();
     game.sides.forEach((seats, side) => {

@@ -5,7 +5,8 @@ import { bidLabel, suitLabel, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 
-function signed(points) {
+/** Points as the sheet writes them: +16, −15, 0. */
+export function signed(points) {
   return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
 

@@ -8,6 +8,7 @@ export class ShowQueue {
     this.items = [];
     this.running = false;
     this.wake = null;
+    this.stopped = false;
   }
 
   /** How many items wait: a long queue is shown without pauses, to catch up. */
@@ -16,13 +17,14 @@ export class ShowQueue {
   }
 
   push(item) {
+    if (this.stopped) return;
     this.items.push(item);
     if (!this.running) this.run();
   }
 
   async run() {
     this.running = true;
-    while (this.items.length) {
+    while (this.items.length && !this.stopped) {
       const item = this.items.shift();
       try {
         await this.show(item);
@@ -36,12 +38,14 @@ export class ShowQueue {
   /** Wait ``ms`` milliseconds, or with ``null`` until skip(); skip() ends it early. */
   pause(ms) {
     return new Promise((resolve) => {
+      let timer = null;
       const done = () => {
-        this.wake = null;
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = null;  // a later pause is not this one's to end
         resolve();
       };
       this.wake = done;
-      if (ms !== null) setTimeout(done, ms);
+      if (ms !== null) timer = setTimeout(done, ms);
     });
   }
 
@@ -56,8 +60,16 @@ export class ShowQueue {
 
   /** Drop what waits and end the pause: ``item`` (a whole new state) is shown next. */
   replace(item) {
+    if (this.stopped) return;
     this.items = [item];
     this.skip();
     if (!this.running) this.run();
+  }
+
+  /** Show nothing more: the page is left. */
+  stop() {
+    this.stopped = true;
+    this.items = [];
+    this.skip();
   }
 }

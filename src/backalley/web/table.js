@@ -3,16 +3,17 @@
 // is shown; the server never waits for the page. The page never works out a rule: legal
 // cards and bids, who won a trick and whether a move may be taken back come from the server.
 import { about, call, forget, remember, remembered } from "./api.js";
-import { bidLabel, cardElement, cardLabel, cardText } from "./cards.js";
+import { bidLabel, botLabel, cardElement, cardLabel, cardText, playedRow, seatName, suitLabel } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { element, keepName, nameField, toast } from "./dom.js";
 import {
-  collect, dealIn, drawBanner, drawPods, drawScores, drawTimer, drawTrick, drawTrump, feltSkeleton, flyIn, placeOf,
+  collect, dealIn, drawBanner, drawPods, drawScores, drawTimer, drawTrick, drawTrump, feltSkeleton, flyIn, markWinner,
+  placeOf,
 } from "./felt.js";
 import { language, t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
 import { PAUSES, setting } from "./settings.js";
-import { scoreSheet, thrownInLabel } from "./sheet.js";
+import { scoreSheet, signed, thrownInLabel } from "./sheet.js";
 import { ShowQueue } from "./show.js";
 import { signalTurn } from "./signal.js";
 import { sound } from "./sound.js";
@@ -52,7 +53,7 @@ async function joinPage(main, tableId, params, go) {
   form.append(element("h1", { text: title }), element("p", { class: "rules-line", text: rulesLine(table) }));
   const seats = element("ul", { class: "join-seats" });
   for (const entry of table.seats) {
-    const who = entry.name ? `${entry.name}${entry.bot ? ` (${t("{level} bot", { level: t(entry.bot) })})` : ""}` : t("empty seat");
+    const who = entry.name ? `${entry.name}${entry.bot ? ` (${botLabel(entry)})` : ""}` : t("empty seat");
     seats.append(element("li", { class: entry.seat === seat ? "yours" : "" }, element("strong", { text: t("seat {seat}", { seat: entry.seat + 1 }) }), ` ${who}`));
   }
   form.append(seats);
@@ -116,7 +117,7 @@ function skeleton() {
   side.append(talk);
   root.append(heading, felt, mine, side);
   for (const node of root.querySelectorAll("[data-region]")) page[node.dataset.region] = node;
-  page.places = [...felt.querySelectorAll("[data-place]")];
+  page.places = Object.fromEntries([...felt.querySelectorAll("[data-place]")].map((node) => [node.dataset.place, node]));
   page.hand.setAttribute("aria-label", t("your hand"));
   page.bids.setAttribute("aria-label", t("your bid"));
   talk.querySelector("h2").textContent = t("Table talk");
@@ -131,9 +132,9 @@ function open(main, tableId, credentials, mine, go) {
   const page = skeleton();
   main.replaceChildren(page.root);
   const state = {
-    tableId, mine, credentials, table: null, view: null, shown: null, shownTrick: [], chat: [], levels: null,
-    turnSince: Date.now(), reviewed: new Set(), reviews: {}, tab: "sheet", myTurn: false, warned: false, lastShown: null,
-    thrownRun: 0,
+    tableId, mine, credentials, table: null, view: null, shown: null, shownTrick: [], levels: null,
+    turnSince: Date.now(), reviewed: new Set(), tab: "sheet", myTurn: false, warned: false,
+    sent: false, overlay: null, keysOpen: false, claiming: false, left: false, moving: false, sheetKey: null, sheetRows: -1,
   };
   const ctx = {
     state, page, go,
@@ -152,14 +153,16 @@ function open(main, tableId, credentials, mine, go) {
     (status, code) => showStatus(ctx, status, code),
   );
   ctx.connection = connection;
-  about().then((facts) => {
+  about().then((facts) => {  // the bot levels a seat may be given to, in the waiting room
     state.levels = facts.levels;
-    if (state.table) drawInfo(ctx);
+    if (state.table && !state.shown) drawOverlay(ctx);
   }).catch(() => {});
   wire(ctx);
   selectTab(ctx, "sheet");
   const timer = setInterval(() => tick(ctx), 500);
   return () => {
+    state.left = true;
+    queue.stop();
     clearInterval(timer);
     connection.close();
     signalTurn(false);
@@ -199,14 +202,12 @@ function wire(ctx) {
     if (ctx.connection.send({ type: "chat", text }) === null) toast(t("not connected: the message was not sent"));
     else page.chatInput.value = "";
   });
-  page.hand.addEventListener("click", (event) => {
-    const card = event.target.closest("button.card");
-    if (card && card.getAttribute("aria-disabled") !== "true") act(ctx, card.dataset.card);
-  });
-  page.bids.addEventListener("click", (event) => {
-    const bid = event.target.closest("button[data-bid]");
-    if (bid) act(ctx, bid.dataset.bid);
-  });
+  for (const group of [page.hand, page.bids]) {
+    group.addEventListener("click", (event) => {  // a card or a bid, unless it waits
+      const choice = event.target.closest("button[data-card], button[data-bid]");
+      if (choice && choice.getAttribute("aria-disabled") !== "true") act(ctx, choice.dataset.card || choice.dataset.bid);
+    });
+  }
   for (const group of [page.hand, page.bids]) group.addEventListener("keydown", (event) => rove(group, event));
   page.felt.addEventListener("click", () => ctx.queue.skip());  // a tap ends a trick's pause
   page.root.addEventListener("keydown", (event) => shortcut(ctx, event));
@@ -277,13 +278,20 @@ function receive(ctx, message) {
     case "state":
     case "resync":
       state.table = message.table;
-      if (message.type === "state") state.chat = [];
+      if (message.type === "state") {  // the chat kept by the server, instead of ours
+        for (const line of ctx.page.log.querySelectorAll("li.chat")) line.remove();
+      }
       for (const event of message.type === "state" ? message.chat : message.events) {
         if (event.kind === "chat") addLine(ctx, { name: event.name, text: event.text });
       }
-      if (!state.view || !message.view || state.view.to_move !== message.view.to_move) state.turnSince = Date.now();
+      // The server restarts its turn timer at every change; back from a lost connection, the
+      // count goes on unless the turn has moved on meanwhile.
+      const before = state.view;
+      const view = message.view;
+      if (!before || !view || before.to_move !== view.to_move || before.deal !== view.deal) state.turnSince = Date.now();
       state.view = message.view;
       ctx.queue.replace({ jump: true, view: message.view });
+      drawInfo(ctx);
       break;
     case "event": {
       const event = message.event;
@@ -302,7 +310,7 @@ function receive(ctx, message) {
     case "presence":
       if (!state.table) break;
       state.table.seats = message.seats;
-      if (state.shown !== undefined) drawPods(ctx);
+      drawPods(ctx);
       drawInfo(ctx);
       break;
     case "error":
@@ -321,14 +329,16 @@ function takeTable(ctx, table) {
   const { state } = ctx;
   state.table = table;
   const rematch = table.rematch;
-  if (rematch && rematch.status === "started" && rematch.table) {
+  if (rematch && rematch.status === "started" && rematch.table && !state.moving) {
+    state.moving = true;  // once, however many events say so
     const mine = state.mine;
     if (mine && mine.token) remember(rematch.table, { seat: mine.seat, token: mine.token, name: mine.name, host: mine.host, watch: mine.watch });
     const watching = "watch" in state.credentials;
-    setTimeout(() => ctx.go(watching ? `/t/${rematch.table}?watch=${encodeURIComponent(state.credentials.watch)}` : `/t/${rematch.table}`), 600);
+    const to = watching ? `/t/${rematch.table}?watch=${encodeURIComponent(state.credentials.watch)}` : `/t/${rematch.table}`;
+    setTimeout(() => state.left || ctx.go(to), 600);
   }
   drawInfo(ctx);
-  if (state.shown !== undefined && state.shown && state.shown.phase === "over") drawOverlay(ctx);
+  if (state.shown && state.shown.phase === "over") drawOverlay(ctx);
 }
 
 /** Show one message of the queue: a card moves in (a completed trick rests, marked, then
@@ -359,7 +369,7 @@ async function showMessage(ctx, message) {
     default:
       describeEvent(ctx, event);
       if (view) render(ctx, view);
-      else if (state.shown !== undefined) drawAll(ctx);
+      else drawAll(ctx);
   }
 }
 
@@ -367,22 +377,23 @@ async function showCard(ctx, event, view) {
   const { state } = ctx;
   const played = [...state.shownTrick, [event.seat, event.action]];
   if (event.seat === ctx.me()) takeFromHand(ctx, event.action);
-  drawTrick(ctx, played);
+  state.shownTrick = played;
   sound("card");
   if (event.by === "timer") timedOut(ctx, event);
   if (event.won_by === undefined) {
-    state.shownTrick = played;
     if (view) render(ctx, view, { keepTrick: true });
+    else drawTrick(ctx, played);
     await flyIn(ctx, event.seat);
     return;
   }
   // A completed trick: every card in view together, the winner's marked, for the pause.
+  drawTrick(ctx, played);
   await flyIn(ctx, event.seat);
-  drawTrick(ctx, played, event.won_by);
+  markWinner(ctx, event.won_by);
   const summary = played.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`).join("; ");
   const won = t("{name} won the trick", { name: ctx.nameOf(event.won_by) });
   note(ctx, won);
-  speak(ctx, `${summary}. ${won}.`);
+  speak(`${summary}. ${won}.`);
   drawBanner(ctx, won, "won");
   markWinnerPod(ctx, event.won_by);
   const speed = setting("speed");
@@ -395,7 +406,6 @@ async function showCard(ctx, event, view) {
   if (view) render(ctx, view);
 }
 
-/** While a finished trick rests, its winner's seat is lit, and nobody's turn is shown. */
 /** Our card leaves the hand as it lands in the trick (the rest of the hand is redrawn with
  * the next view, after any pause); the focus goes to its neighbour. */
 function takeFromHand(ctx, card) {
@@ -415,6 +425,7 @@ function takeFromHand(ctx, card) {
   else if (next && !hand.querySelector("[tabindex='0']")) next.tabIndex = 0;
 }
 
+/** While a finished trick rests, its winner's seat is lit, and nobody's turn is shown. */
 function markWinnerPod(ctx, seat) {
   for (const pod of ctx.page.felt.querySelectorAll(".pod")) {
     delete pod.dataset.turn;
@@ -429,7 +440,7 @@ function timedOut(ctx, event) {
     ? t("Time ran out: {action} was played for you", { action: card })
     : t("{name} ran out of time: {action} was played for them", { name: ctx.nameOf(event.seat), action: card });
   note(ctx, text);
-  speak(ctx, text);
+  speak(text);
 }
 
 // ---------------------------------------------------------------------- announcements
@@ -449,7 +460,7 @@ function addLine(ctx, line) {
   log.scrollTop = log.scrollHeight;
 }
 
-function speak(ctx, text) {
+function speak(text) {
   const region = document.getElementById("announcer");
   if (region) region.textContent = text;
 }
@@ -465,11 +476,11 @@ function announceDeal(ctx, event, view) {
     noteResult(ctx, last);
   }
   if (!view) return;
-  const number = view.history.filter((deal) => !deal.thrown_in).length + 1;
-  const dealt = view.hand_size === 1 ? t("Deal {n}: 1 card, dealt by {name}") : t("Deal {n}: {cards} cards, dealt by {name}");
-  note(ctx, dealt.replace("{n}", number).replace("{cards}", view.hand_size).replace("{name}", ctx.nameOf(event.dealer)));
+  const number = view.counted_deals + 1;
+  const said = { n: number, cards: view.hand_size, name: ctx.nameOf(event.dealer) };
+  note(ctx, view.hand_size === 1 ? t("Deal {n}: 1 card, dealt by {name}", said) : t("Deal {n}: {cards} cards, dealt by {name}", said));
   const up = view.turned_up.map(cardText).join(" ");
-  note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: trumpName(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
+  note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: suitLabel(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
   if (view.joker_shown) note(ctx, t("{name} shows {card}, discards it and draws a card", { name: ctx.nameOf(view.joker_shown.seat), card: cardText(view.joker_shown.card) }));
   if (view.phase === "bid" && view.to_move !== null) note(ctx, t("{name} bids first", { name: ctx.nameOf(view.to_move) }));
 }
@@ -477,13 +488,9 @@ function announceDeal(ctx, event, view) {
 /** A played deal's result in the log: each side's contract, tricks and points. */
 function noteResult(ctx, deal) {
   const parts = deal.points.map((points, side) => t("{side} bid {contract}, took {tricks}: {points}", {
-    side: ctx.sideName(side), contract: bidLabel(deal.contracts[side]), tricks: deal.tricks[side], points: points > 0 ? `+${points}` : points,
+    side: ctx.sideName(side), contract: bidLabel(deal.contracts[side]), tricks: deal.tricks[side], points: signed(points),
   }));
   note(ctx, parts.join(" · "));
-}
-
-function trumpName(suit) {
-  return { S: t("spades"), H: t("hearts"), D: t("diamonds"), C: t("clubs") }[suit];
 }
 
 function describeEvent(ctx, event) {
@@ -518,10 +525,7 @@ function describeEvent(ctx, event) {
 // ---------------------------------------------------------------------- drawing
 
 function nameOf(state, seat) {
-  const names = state.table.seats.map((s) => s.name);
-  const name = names[seat];
-  if (!name) return t("seat {seat}", { seat: seat + 1 });
-  return names.filter((other) => other === name).length > 1 ? `${name} ${seat + 1}` : name;
+  return seatName(state.table.seats.map((entry) => entry.name), seat);
 }
 
 function sideName(state, side) {
@@ -551,7 +555,7 @@ function drawAll(ctx) {
   const { state, page } = ctx;
   if (!state.table) return;
   const view = state.shown;
-  page.heading.textContent = view ? t("Back Alley table, deal {n}", { n: view.deal + 1 }) : t("Back Alley table");
+  page.heading.textContent = view ? t("Back Alley table, deal {n}", { n: view.counted_deals + 1 }) : t("Back Alley table");
   drawPods(ctx);
   drawTrump(ctx);
   drawScores(ctx);
@@ -559,7 +563,6 @@ function drawAll(ctx) {
   drawPrompt(ctx);
   drawMine(ctx);
   drawSheet(ctx);
-  drawInfo(ctx);
   drawOverlay(ctx);
   drawReview(ctx);
   page.chatForm.hidden = !view || view.seat === null;
@@ -689,7 +692,7 @@ function turnChanged(ctx) {
   if (now && !state.myTurn) {
     sound("turn");
     const trick = view.trick.map(([seat, card]) => `${ctx.nameOf(seat)} ${cardLabel(card)}`).join("; ");
-    speak(ctx, trick ? `${what}. ${t("the trick")}: ${trick}` : what);
+    speak(trick ? `${what}. ${t("the trick")}: ${trick}` : what);
     const active = document.activeElement;
     if (!active || active === document.body || page.root.contains(active) && !active.closest("input, select, .tabs, .actions, .side")) {
       const group = view.phase === "bid" ? page.bids : page.hand;
@@ -699,7 +702,7 @@ function turnChanged(ctx) {
     if (setting("autoplay") && view.phase === "play" && view.legal.length === 1) {
       const card = view.legal[0];
       setTimeout(() => {
-        if (state.shown === view) act(ctx, card);
+        if (state.shown === view && !state.left) act(ctx, card);
       }, 500);
     }
   }
@@ -714,7 +717,8 @@ function tick(ctx) {
   if (!state.table || !view) return;
   const entry = view.to_move === null ? null : state.table.seats[view.to_move];
   const person = entry && !entry.bot && !entry.stand_in;
-  if (!state.table.turn_timer || view.phase === "over" || !person) {
+  if (!state.table.turn_timer) return;  // no timer at this table: its chips stay hidden
+  if (view.phase === "over" || !person) {
     drawTimer(ctx, null);
     return;
   }
@@ -725,7 +729,7 @@ function tick(ctx) {
     sound("warn");
     const text = t("10 seconds left to play");
     drawBanner(ctx, text, "warn");
-    speak(ctx, text);
+    speak(text);
   }
 }
 
@@ -745,17 +749,7 @@ function drawOverlay(ctx) {
   } else if (state.overlay === "last" && view.last_trick) {
     box.classList.add("last");
     box.append(element("h2", { text: t("Last trick") }));
-    const row = element("ol", { class: "played" });
-    for (const [seat, card] of view.last_trick) {
-      const item = element("li", {}, cardElement(card, { button: true }), element("span", { class: "by", text: ctx.nameOf(seat) }));
-      item.firstChild.setAttribute("aria-disabled", "true");
-      if (seat === view.last_winner) {
-        item.classList.add("won");
-        item.firstChild.dataset.winner = "";
-      }
-      row.append(item);
-    }
-    box.append(row, element("p", { text: t("{name} won the trick", { name: ctx.nameOf(view.last_winner) }) }));
+    box.append(playedRow(view.last_trick, ctx.nameOf, view.last_winner), element("p", { text: t("{name} won the trick", { name: ctx.nameOf(view.last_winner) }) }));
     const close = element("button", { type: "button", text: t("close") });
     close.addEventListener("click", () => closeOverlay(ctx, "last"));
     box.append(close);
@@ -807,13 +801,13 @@ function endOfGame(ctx, box) {
   const buttons = element("div", { class: "end-buttons" });
   const rematch = state.table.rematch;
   const me = ctx.me();
-  const open = rematch && rematch.status === "open" && Date.now() / 1000 < rematch.until;
+  const open = rematch && rematch.status === "open";  // the server says when it lapses
   if (me !== null) {
     if (open && !rematch.accepted.includes(me)) {
       buttons.append(endButton(t("Accept the rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));
       buttons.append(endButton(t("Decline"), () => ctx.connection.send({ type: "rematch", accept: false })));
     } else if (open) {
-      const waiting = state.table.seats.filter((s) => !rematch.accepted.includes(s.seat)).map((s) => s.name);
+      const waiting = state.table.seats.filter((s) => !rematch.accepted.includes(s.seat)).map((s) => ctx.nameOf(s.seat));
       buttons.append(element("p", { class: "rematch-state", text: t("Rematch offered: waiting for {names}", { names: waiting.join(", ") }) }));
     } else if (!rematch || rematch.status !== "started") {
       buttons.append(endButton(t("Rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));
@@ -866,13 +860,20 @@ function drawSheet(ctx) {
   const { state, page } = ctx;
   const view = state.shown;
   const panel = page.panels.sheet;
+  // Drawn again only when what it shows changed (a card played elsewhere changes nothing
+  // here), so that a reader scrolled back in it stays where they are.
+  const key = view && JSON.stringify([view.history.length, view.phase, view.contracts, view.tricks_won, state.table.seats.map((s) => s.name)]);
+  if (key === state.sheetKey && panel.children.length) return;
+  const grew = Boolean(view) && view.history.length !== state.sheetRows;  // a deal over
+  state.sheetKey = key;
+  state.sheetRows = view ? view.history.length : -1;
   panel.replaceChildren(element("h2", { text: t("Score sheet") }));
   if (!view) {
     panel.append(element("p", { class: "quiet", text: t("The sheet starts with the first deal.") }));
     return;
   }
   panel.append(element("div", { class: "sheet-scroll", tabindex: "0", role: "region", "aria-label": t("Score sheet") }, scoreSheet(view, ctx.sideName)));
-  scrollSheet(ctx);
+  if (grew) scrollSheet(ctx);
 }
 
 function scrollSheet(ctx) {
@@ -912,7 +913,7 @@ function drawReview(ctx) {
   page.tabButtons.review.classList.add("fresh");
   call("GET", `/api/tables/${state.tableId}/review/${finished}`)
     .then((review) => {
-      if (!state.reviewed.has(finished) || finished !== state.shown.history.length - 1) return;
+      if (finished !== state.shown.history.length - 1) return;  // a later deal's is shown
       panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }),
         ...reviewNodes(review, ctx.nameOf, ctx.sideName, state.shown.history[finished]));
     })
