@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from backalley.rules import game_length
+from backalley.rules import game_rules
 from backalley.server.client import create_table, take_seat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -57,8 +57,9 @@ addEventListener("DOMContentLoaded", () => {
 
 def play(base: str, length: str, speed: str) -> tuple[list[float], int]:
     """Play one game of four people; the latencies in ms, and the cards played."""
-    sizes = game_length("standard", length)
-    table = create_table(base, {"hand_sizes": sizes, "options": {"all_pass_limit": 3}})
+    rules = game_rules("standard", length)  # as both clients make a game of that length
+    options = {"all_pass_limit": rules.all_pass_limit}
+    table = create_table(base, {"hand_sizes": list(rules.hand_sizes), "options": options})
     tokens = [take_seat(base, table, seat, f"P{seat}") for seat in range(4)]
     latencies: list[float] = []
     with sync_playwright() as playwright:
@@ -67,7 +68,7 @@ def play(base: str, length: str, speed: str) -> tuple[list[float], int]:
         for seat, person in enumerate(people):
             person.context.add_init_script(WATCH)
             sit(person.page, base, table["id"], seat, tokens[seat], f"P{seat}")
-        total = 4 * sum(sizes or [])
+        total = 4 * sum(rules.hand_sizes)
         with Progress() as progress:
             task = progress.add_task("cards played", total=total)
             while not people[0].page.locator(".overlay.end").count():
@@ -86,8 +87,10 @@ def play(base: str, length: str, speed: str) -> tuple[list[float], int]:
                 # The card's latest click before it showed (a card comes again in later
                 # deals), unless this page played it itself.
                 before = [(sent, by) for sent, shown, by in played if shown == card and sent <= at]
-                if before and max(before)[1] != seat:
-                    latencies.append(at - max(before)[0])
+                if before:
+                    sent, by = max(before)
+                    if by != seat:
+                        latencies.append(at - sent)
         for person in people:
             person.close()
         browser.close()
@@ -105,6 +108,8 @@ def main() -> None:
             latencies, cards = play(server.base, args.length, args.speed)
         finally:
             server.stop()
+    if not latencies:
+        raise SystemExit("no card was seen in another browser: nothing to measure")
     latencies.sort()
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
     title = f"A card played → shown in the other browsers ({args.length} game, {args.speed})"

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from backalley.server.client import create_table, seat_bot, take_seat
-from server_support import Server, database
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -37,13 +36,6 @@ RESTING = (
     "document.querySelector('[data-trick] [data-winner]') && [...document.querySelectorAll("
     "'[data-trick] .card')].every((card) => !card.getAnimations().length)"
 )
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server.start(database("sqlite", tmp_path_factory.mktemp("web")))
-    yield running
-    running.stop()
 
 
 @pytest.fixture(scope="module")

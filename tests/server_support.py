@@ -3,7 +3,9 @@ temporary folder or on the PostgreSQL server that scripts/test.sh starts."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
 import re
 import signal
 import subprocess
@@ -11,10 +13,15 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from backalley.server.client import Seat, create_table, take_seat
+from backalley.server.client import request as http
 
 POSTGRES = os.environ.get("BACKALLEY_TEST_POSTGRES")
 POSTGRES_MISSING = os.environ.get(
@@ -104,3 +111,51 @@ class Server:
                 self.process.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server on SQLite for the tests of a module."""
+    folder = tmp_path_factory.mktemp("server")
+    running = Server.start(database("sqlite", folder))
+    yield running
+    running.stop()
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, 120))
+
+
+def new_table(
+    base: str, names: int | None = None, **settings: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """A table with its seats taken by people P0, P1, … (the first ``names`` seats)."""
+    settings.setdefault("hand_sizes", [3, 2, 1])
+    settings.setdefault("pace", 0)
+    table = create_table(base, settings)
+    seats = len(table["invites"]) if names is None else names
+    return table, [take_seat(base, table, s, f"P{s}") for s in range(seats)]
+
+
+async def play_randomly(seat: Seat, rng: random.Random, stop: int | None = None) -> None:
+    """Play random legal actions until the game is over (or ``stop`` actions were sent)."""
+    sent = 0
+    while stop is None or sent < stop:
+        await seat.until(lambda s: s.view is not None and (s.my_turn or s.over))
+        if seat.over:
+            return
+        answer = await seat.reply(await seat.act(rng.choice(seat.view["legal"])))
+        assert answer["type"] == "ack", answer
+        sent += 1
+
+
+def finished_record(base: str, table_id: str) -> dict[str, Any]:
+    status, record = http(base, "GET", f"/api/tables/{table_id}/record")
+    assert status == 200
+    return dict(record)
+
+
+def events_of(seat: Seat, kind: str) -> list[dict[str, Any]]:
+    """The events of ``kind`` that ``seat`` was sent, in order."""
+    events = [m["event"] for m in seat.messages if m["type"] == "event"]
+    return [event for event in events if event["kind"] == kind]

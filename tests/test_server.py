@@ -25,48 +25,22 @@ from backalley.analysis import claim_holds
 from backalley.cards import card_name, parse_card
 from backalley.record import read_record, replay, verify
 from backalley.rules import next_seat
-from backalley.server.client import Seat, create_table, seat_bot, take_seat
+from backalley.server.client import Seat, create_table, seat_bot
 from backalley.server.client import request as http
 from backalley.server.protocol import MAX_FRAME
-from server_support import Server, database
+from server_support import (
+    Server,
+    database,
+    finished_record,
+    new_table,
+    play_randomly,
+    run,
+    server,
+)
+
+__all__ = ["server"]  # a fixture
 
 BACKENDS = ["sqlite", "postgres"]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One server on SQLite for the protocol tests of this module."""
-    folder = tmp_path_factory.mktemp("server")
-    running = Server.start(database("sqlite", folder))
-    yield running
-    running.stop()
-
-
-def run(coroutine: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coroutine, 120))
-
-
-def new_table(
-    base: str, names: int | None = None, **settings: Any
-) -> tuple[dict[str, Any], list[str]]:
-    """A table with its seats taken by people P0, P1, … (the first ``names`` seats)."""
-    settings.setdefault("hand_sizes", [3, 2, 1])
-    settings.setdefault("pace", 0)
-    table = create_table(base, settings)
-    seats = len(table["invites"]) if names is None else names
-    return table, [take_seat(base, table, s, f"P{s}") for s in range(seats)]
-
-
-async def play_randomly(seat: Seat, rng: random.Random, stop: int | None = None) -> None:
-    """Play random legal actions until the game is over (or ``stop`` actions were sent)."""
-    sent = 0
-    while stop is None or sent < stop:
-        await seat.until(lambda s: s.view is not None and (s.my_turn or s.over))
-        if seat.over:
-            return
-        answer = await seat.reply(await seat.act(rng.choice(seat.view["legal"])))
-        assert answer["type"] == "ack", answer
-        sent += 1
 
 
 async def play_game(base: str, table: dict[str, Any], tokens: list[str], seed: int) -> list[Seat]:
@@ -76,12 +50,6 @@ async def play_game(base: str, table: dict[str, Any], tokens: list[str], seed: i
             return client
 
     return list(await asyncio.gather(*(one(s) for s in range(len(tokens)))))
-
-
-def finished_record(base: str, table_id: str) -> dict[str, Any]:
-    status, record = http(base, "GET", f"/api/tables/{table_id}/record")
-    assert status == 200
-    return dict(record)
 
 
 # ---------------------------------------------------------------------- whole games

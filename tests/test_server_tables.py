@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,24 +18,22 @@ from backalley.record import read_record, replay, verify
 from backalley.server.client import Seat, create_table, seat_bot
 from backalley.server.client import request as http
 from backalley.server.protocol import CLOSE_LEFT, CLOSE_UNAUTHORIZED
-from server_support import Server, database
-from test_server import finished_record, new_table, play_randomly, run
+from server_support import (
+    Server,
+    database,
+    events_of,
+    finished_record,
+    new_table,
+    play_randomly,
+    run,
+    server,
+)
 
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    running = Server.start(database("sqlite", tmp_path_factory.mktemp("tables")))
-    yield running
-    running.stop()
+__all__ = ["server"]  # a fixture
 
 
 def join(base: str, table_id: str, name: str) -> tuple[int, Any]:
     return http(base, "POST", f"/api/tables/{table_id}/join", {"name": name})
-
-
-def events_of(seat: Seat, kind: str) -> list[dict[str, Any]]:
-    events = [m["event"] for m in seat.messages if m["type"] == "event"]
-    return [event for event in events if event["kind"] == kind]
 
 
 def trick_winners(record: dict[str, Any]) -> list[int]:
@@ -66,10 +63,11 @@ def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> No
     me = run(scenario())
     record = finished_record(server.base, table["id"])
     cards = events_of(me, "card")
-    assert [c["won_by"] for c in cards if "won_by" in c] == trick_winners(record)
+    winners = trick_winners(record)
+    assert [c["won_by"] for c in cards if "won_by" in c] == winners
     # A card that does not complete its trick names nobody; the view keeps the last winner.
     assert sum("won_by" in c for c in cards) * 4 == len(cards)
-    assert me.view["last_winner"] == trick_winners(record)[-1]
+    assert me.view["last_winner"] == winners[-1]
 
 
 def test_bots_are_named_for_their_level_and_no_two_alike(server: Server) -> None:
@@ -279,9 +277,7 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
 ) -> None:
     server = Server.start(database("sqlite", tmp_path))
     try:
-        table, tokens = new_table(
-            server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3, 3, 3]
-        )
+        table, tokens = new_table(server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3])
         for seat in (1, 2, 3):
             seat_bot(server.base, table, seat, "easy")
         rng = random.Random(7)
@@ -291,7 +287,7 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
                      if m["type"] == "event" and m["version"] > version]  # fmt: skip
             return [event for event in later if event["kind"] in ("bid", "card")]
 
-        async def take_back() -> tuple[dict[str, Any], int, int, dict[str, Any], dict[str, Any]]:
+        async def take_back() -> tuple[dict[str, Any], int, dict[str, Any], dict[str, Any]]:
             async with Seat.connect(server.base, table["id"], token=tokens[0]) as me:
                 while True:  # until a bot has replied to one of our actions, still in its trick
                     await me.until(lambda s: s.my_turn or s.over)
@@ -301,17 +297,24 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
                     mine = answer["version"]
                     await me.until(lambda s, mine=mine: bool(moves_after(s, mine)) or s.over)
                     assert not me.over, "no action of ours was ever answered within its trick"
-                    if me.view["undo"]:
+                    if not me.view["undo"]:
+                        continue
+                    answer = await me.reply(await me.undo())
+                    if answer["type"] == "ack":
                         break
-                replies = len(moves_after(me, mine))
-                await me.send({"type": "undo", "id": me._new_id()})
-                await me.until(lambda s: bool(events_of(s, "takeback")))
-                [event] = events_of(me, "takeback")
-                return before, mine, replies, event, me.view
+                    # a bot completed the trick between the view and the take-back
+                    assert answer["code"] == "no_undo", answer
+                events = [m for m in me.messages if m["type"] == "event"]
+                [message] = [m for m in events if m["event"]["kind"] == "takeback"]
+                await me.until(lambda s: s.version >= answer["version"])
+                return before, mine, message, me.view
 
-        before, mine, replies, event, after = run(take_back())
+        before, mine, message, after = run(take_back())
+        event = message["event"]
         assert event["seat"] == 0
-        assert event["versions"] == list(range(mine, mine + 1 + replies))
+        # our action and every reply to it, up to the take-back's own version
+        assert event["versions"] == list(range(mine, message["version"]))
+        assert len(event["versions"]) >= 2
         for field in ("hand", "legal", "bids", "trick", "to_move", "tricks_won"):
             assert after[field] == before[field], field
         server.stop()
@@ -346,9 +349,7 @@ def test_nothing_can_be_taken_back_at_a_table_with_another_person(server: Server
             rng = random.Random(3)
             await asyncio.gather(play_randomly(ana, rng, stop=1), play_randomly(bo, rng, stop=1))
             offered = bool(ana.view["undo"])
-            id = ana._new_id()
-            await ana.send({"type": "undo", "id": id})
-            return offered, await ana.reply(id)
+            return offered, await ana.reply(await ana.undo())
 
     offered, refused = run(scenario())
     assert not offered

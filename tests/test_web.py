@@ -33,11 +33,10 @@ from browser_support import (
     needs_chromium,
     no_overflow,
     play_to_the_end,
-    server,
     shots,
     sit,
 )
-from server_support import Server, database
+from server_support import Server, database, server
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 __all__ = ["browser", "server", "shots"]  # fixtures

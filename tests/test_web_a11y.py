@@ -25,10 +25,9 @@ from browser_support import (
     browser,
     create,
     needs_chromium,
-    server,
     sit,
 )
-from server_support import Server
+from server_support import Server, server
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 __all__ = ["browser", "server"]  # fixtures

@@ -785,7 +785,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def _play_rules(args: argparse.Namespace) -> Ruleset:
     """The rules of the game the command line chose: the preset, its ``--length`` (short and
     longer stop redealing all-pass deals, D7) and the ``--option`` overrides on top."""
-    from backalley.tui.session import game_rules
+    from backalley.rules import game_rules
 
     preset = args.rules or "standard"
     chosen = ruleset_from_args(preset, args.option)  # the preset and options checked

@@ -386,6 +386,39 @@ def game_length(preset: str, length: str) -> tuple[int, ...] | None:
     )
 
 
+#: All-pass throw-ins in a row after which a short or longer game plays the next all-pass
+#: deal with no contract (D7 ``all_pass_limit``): a 1-card deal is otherwise dealt again and
+#: again while everyone passes.
+ALL_PASS_LIMIT = 3
+
+
+def game_rules(preset: str, length: str, options: dict[str, Any] | None = None) -> Ruleset:
+    """The rules of a game of ``length`` (one of :data:`GAME_LENGTHS`) under
+    ``preset``, with the person's own ``options`` on top.
+
+    A short or longer game stops redealing all-pass deals after :data:`ALL_PASS_LIMIT` in a
+    row, unless ``options`` name ``all_pass_limit``; the full game keeps the preset's.
+
+    :raises RulesError: for an unknown length or a bad option.
+    """
+    chosen = dict(options or {})
+    sizes = game_length(preset, length)
+    if sizes is not None:
+        chosen.setdefault("hand_sizes", list(sizes))
+        chosen.setdefault("all_pass_limit", ALL_PASS_LIMIT)
+    return Ruleset.preset(preset, **chosen)
+
+
+def length_of(rules: Ruleset) -> str | None:
+    """Which of :data:`GAME_LENGTHS` ``rules`` deal, if any (``None``: hand
+    sizes of the person's own)."""
+    for length in GAME_LENGTHS:
+        sizes = game_length(rules.name, length) or Ruleset.preset(rules.name).hand_sizes
+        if tuple(rules.hand_sizes) == tuple(sizes):
+            return length
+    return None
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -30,7 +30,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from backalley.bots import BOT_NAMES, LEVELS
 from backalley.cards import N_
 from backalley.i18n import LANGUAGES, explain_in, translator
-from backalley.rules import GAME_LENGTHS, OPTIONS, PRESETS, game_length
+from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game_length
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
@@ -453,6 +453,7 @@ async def about(request: Request) -> Response:
             ],
             "levels": list(LEVELS),
             "bot_names": BOT_NAMES,
+            "all_pass_limit": ALL_PASS_LIMIT,
             "lengths": {
                 preset: {length: game_length(preset, length) for length in GAME_LENGTHS}
                 for preset in PRESETS

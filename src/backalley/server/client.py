@@ -140,6 +140,12 @@ class Seat:
         await self.send({"type": "claim", "id": id})
         return id
 
+    async def undo(self) -> str:
+        """Ask to take back our last bid or card; returns the client id it was sent with."""
+        id = self._new_id()
+        await self.send({"type": "undo", "id": id})
+        return id
+
     async def recv(self) -> dict[str, Any]:
         """The next message, with ``view``, ``table`` and ``version`` brought up to date."""
         message = json.loads(await self.socket.recv())

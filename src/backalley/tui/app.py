@@ -35,11 +35,13 @@ from backalley.rules import (
     Phase,
     Ruleset,
     game_length,
+    game_rules,
+    length_of,
     next_seat,
 )
 from backalley.tui.announce import announcements
 from backalley.tui.saves import KEEP, SavedGame, keep, unfinished_saves
-from backalley.tui.session import LEVELS, Session, game_rules, hand_order, length_of
+from backalley.tui.session import LEVELS, Session, hand_order
 from backalley.view import SeatView
 
 MIN_SIZE = (80, 24)
@@ -137,12 +139,11 @@ def saved_game_text(saved: SavedGame) -> Text:
     when = datetime.fromtimestamp(saved.saved_at).strftime("%Y-%m-%d %H:%M")
     text = Text(_("Resume the game saved {when}").format(when=when), style="bold")
     total = len(view.rules.hand_sizes)
-    done = sum(1 for deal in view.history if deal.points is not None)
     reached = ngettext(
         "deal {number} of {total}, {cards} card",
         "deal {number} of {total}, {cards} cards",
         view.hand_size,
-    ).format(number=min(done + 1, total), total=total, cards=view.hand_size)
+    ).format(number=min(session.game.counted_deals + 1, total), total=total, cards=view.hand_size)
     text.append(f"\n{rules_label(view.rules)} · {reached}")
     scores = " · ".join(
         f"{side_label(session, side)} {score}" for side, score in enumerate(view.scores)
@@ -582,18 +583,17 @@ class TableScreen(Screen[None]):
         """
         before = self.view()
         self.session.act(action)
-        # the card played, if any: the last of that deal's cards, all played face up
+        # the card played, if it was a card: the last of that deal's cards
         play = self.session.game.deals[before.deal_number].play
-        card = play[-1] if len(play) > before.played.bit_count() else None
+        card = play[-1] if before.phase == Phase.PLAY else None
         self.add_to_log(announcements(before, self.view(), card, self.name_of))
 
     def after_action(self) -> None:
         self.message = Text("")
         self.typed = ""
         game = self.session.game
-        finished = [i for i in range(self.deals_seen - 1, len(game.deals)) if _done(game.deals[i])]
-        self.deals_seen = len(game.deals)
-        scored = [i for i in finished if game.deals[i].points is not None]
+        seen, self.deals_seen = self.deals_seen, len(game.deals)
+        scored = [i for i in range(seen - 1, len(game.deals)) if game.deals[i].points is not None]
         self.refresh_table()
         if scored:
             text = self.deal_review_text(scored[-1])
@@ -772,10 +772,6 @@ class TableScreen(Screen[None]):
             if buttons:
                 return buttons
         return []
-
-
-def _done(deal: Any) -> bool:
-    return deal.points is not None or deal.thrown_in is not None
 
 
 class TooSmallScreen(ModalScreen[None]):

@@ -8,7 +8,6 @@ loses nothing, and every unfinished game among them can be offered again at the 
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,7 +63,7 @@ def read_save(path: Path) -> SavedGame | None:
     try:
         saved_at = path.stat().st_mtime
         session = Session.resume(path)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecordError, ReplayError):
+    except (OSError, RecordError, ReplayError):
         return None
     return SavedGame(path, saved_at, session)
 

@@ -19,14 +19,10 @@ from backalley.bots import Bot, make_bot
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
 from backalley.record import RecordError, read_record, resume, write_record
-from backalley.rules import GAME_LENGTHS, Ruleset, game_length
+from backalley.rules import Ruleset
 
 #: The levels people choose bots by, weakest first.
 LEVELS = tuple(BOT_LEVELS)
-#: All-pass throw-ins in a row after which a short or longer game plays the next all-pass
-#: deal with no contract (D7 ``all_pass_limit``): a 1-card deal is otherwise dealt again and
-#: again while everyone passes.
-ALL_PASS_LIMIT = 3
 #: The record member that keeps the table's seating, so that a saved game resumes as it was.
 SEATING = "backalley_play"
 
@@ -36,33 +32,6 @@ def default_save() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path("backalley") / "current-game.json"
-
-
-def game_rules(preset: str, length: str, options: dict[str, Any] | None = None) -> Ruleset:
-    """The rules of a game of ``length`` (one of :data:`~backalley.rules.GAME_LENGTHS`) under
-    ``preset``, with the person's own ``options`` on top.
-
-    A short or longer game stops redealing all-pass deals after :data:`ALL_PASS_LIMIT` in a
-    row, unless ``options`` name ``all_pass_limit``; the full game keeps the preset's.
-
-    :raises RulesError: for an unknown length or a bad option.
-    """
-    chosen = dict(options or {})
-    sizes = game_length(preset, length)
-    if sizes is not None:
-        chosen.setdefault("hand_sizes", list(sizes))
-        chosen.setdefault("all_pass_limit", ALL_PASS_LIMIT)
-    return Ruleset.preset(preset, **chosen)
-
-
-def length_of(rules: Ruleset) -> str | None:
-    """Which of :data:`~backalley.rules.GAME_LENGTHS` ``rules`` deal, if any (``None``: hand
-    sizes of the person's own)."""
-    for length in GAME_LENGTHS:
-        sizes = game_length(rules.name, length) or Ruleset.preset(rules.name).hand_sizes
-        if tuple(rules.hand_sizes) == tuple(sizes):
-            return length
-    return None
 
 
 def _seating(seating: Any, rules: Ruleset) -> tuple[int, str, str, int]:
@@ -127,9 +96,11 @@ class Session:
 
         :raises RecordError, ReplayError: when the file is no valid record.
         """
-        text = path.read_text(encoding="utf-8")
-        record = read_record(text)
-        document = json.loads(text)
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError) as error:
+            raise RecordError(f"{path} holds no game record: {error}") from None
+        record = read_record(document)
         seat, partner, opponents, seed = _seating(document.get(SEATING) or {}, record.rules)
         # each record deal is one deal of the game: later deals come from a generator of their own
         game = resume(record, seed + len(record.deals))
@@ -203,11 +174,8 @@ def hand_order(cards: list[int], trump: int | None) -> list[Card]:
 
 
 __all__ = [
-    "ALL_PASS_LIMIT",
     "LEVELS",
     "Session",
     "default_save",
-    "game_rules",
     "hand_order",
-    "length_of",
 ]

@@ -42,7 +42,7 @@ export async function renderHome(main, go) {
   play.addEventListener("click", () => {
     if (!name.input.reportValidity()) return;
     play.disabled = true;
-    const settings = { rules: "standard", level: "medium", pace: 1, hand_sizes: facts.lengths.standard.short, options: { all_pass_limit: 3 } };
+    const settings = { rules: "standard", level: "medium", pace: 1, hand_sizes: facts.lengths.standard.short, options: { all_pass_limit: facts.all_pass_limit } };
     startTable(settings, name.input.value, { bots: true }, go).catch((error) => {
       toast(error.message);
       play.disabled = false;
@@ -116,7 +116,7 @@ function createForm(facts, name, go) {
   inner.append(field(t("Game"), choice("length", [
     ["short", t("short: 3, 2 and 1 cards")], ["longer", t("longer: up to 7 cards")], ["full", t("full: the preset's deals")],
   ], "short")));
-  inner.append(tick("all_pass_limit", t("after 3 all-pass deals in a row, the next all-pass deal is played (D7)"), true));
+  inner.append(tick("all_pass_limit", t("after {n} all-pass deals in a row, the next all-pass deal is played (D7)", { n: facts.all_pass_limit }), true));
   inner.append(field(t("Empty seats"), choice("bots", [["all", t("bots in every other seat")], ["none", t("keep them for friends")]], "all")));
   inner.append(field(t("Bots"), choice("level", facts.levels.map((l) => [l, t(l)]), "medium")));
   inner.append(field(t("Bots' pace"), choice("pace", [["0.3", t("quick")], ["1", t("steady")], ["2", t("slow")]], "1")));
@@ -138,7 +138,7 @@ function createForm(facts, name, go) {
       const data = new FormData(inner);
       const settings = { rules: data.get("rules"), level: data.get("level"), pace: Number(data.get("pace")), options: {}, public: data.get("public") === "on" };
       settings.hand_sizes = facts.lengths[settings.rules][data.get("length")];
-      if (data.get("all_pass_limit") === "on") settings.options.all_pass_limit = 3;
+      if (data.get("all_pass_limit") === "on") settings.options.all_pass_limit = facts.all_pass_limit;
       if (data.get("timer")) settings.turn_timer = Number(data.get("timer"));
       for (const [key, value] of data.entries()) {
         if (key.startsWith("option:") && value !== "") settings.options[key.slice(7)] = JSON.parse(value);
