@@ -4,6 +4,7 @@ temporary folder or on the PostgreSQL server that scripts/test.sh starts."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import re
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from backalley.server.client import Seat, create_table, take_seat
 from backalley.server.client import request as http
@@ -37,8 +39,6 @@ def database(kind: str, folder: Path, request: pytest.FixtureRequest | None = No
         return f"sqlite:///{folder / 'server.db'}"
     if not POSTGRES:
         pytest.skip(POSTGRES_MISSING)
-    from sqlalchemy import create_engine, text
-
     name = "t_" + uuid.uuid4().hex[:12]
     admin = create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
@@ -120,6 +120,53 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     running = Server.start(database("sqlite", folder))
     yield running
     running.stop()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MB file system of its own (tmpfs, mounted as root), so that it can be filled."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"a small file system could not be mounted: {mounted.stderr.strip()}")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=True)
+
+
+@contextlib.contextmanager
+def full(disk: Path) -> Iterator[None]:
+    """``disk`` full to its last byte (a file fills it) until the block ends."""
+    filler = disk / "filler"
+    with open(filler, "wb", buffering=0) as out:
+        for size in (65536, 1):
+            with contextlib.suppress(OSError):  # ENOSPC: full
+                while True:
+                    out.write(b"\0" * size)
+    try:
+        yield
+    finally:
+        filler.unlink()
+
+
+def stored_log(url: str, table_id: str) -> list[Any]:
+    """The table's stored events, read straight from the database."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text(
+                    "SELECT seq, kind, data, client_id FROM events WHERE table_id = :t ORDER BY seq"
+                ),
+                {"t": table_id},
+            )
+            return list(rows)
+    finally:
+        engine.dispose()
 
 
 def run(coroutine: Any) -> Any:

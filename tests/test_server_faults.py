@@ -5,21 +5,40 @@ nothing acknowledged is lost, nothing is applied twice, and the stored log stays
 from __future__ import annotations
 
 import asyncio
+import base64
+import contextlib
 import json
+import os
 import random
+import signal
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
 
 from backalley.i18n import translator
 from backalley.record import verify
 from backalley.server.bots import BotPool
+from backalley.server.client import Seat, seat_bot
 from backalley.server.protocol import Act, ProtocolError
 from backalley.server.store import Store, Write
 from backalley.server.tables import Settings, Table, Tables
+from server_support import (
+    POSTGRES,
+    Server,
+    database,
+    finished_record,
+    full,
+    new_table,
+    run,
+    small_disk,
+    stored_log,
+)
+
+__all__ = ["small_disk"]  # a fixture
 
 
 class FlakyStore(Store):
@@ -150,9 +169,6 @@ def test_a_dead_bot_worker_is_replaced_and_the_decision_made(
 ) -> None:
     """A worker killed (by the kernel, say) broke the process pool: every later decision
     failed, and no bot moved again."""
-    import os
-    import signal
-
     from backalley.engine import Game
     from backalley.record import write_record
     from backalley.rules import Ruleset
@@ -365,3 +381,304 @@ def test_a_failed_change_that_numbered_its_event_first_leaves_no_gap(tmp_path: P
 
     versions, version = asyncio.run(scenario())
     assert versions == list(range(1, version + 1))
+
+
+# ---------------------------------------------------------------------------------------
+# Against a real server (``backalley serve`` in its own process) and a real database: the
+# fault is made outside the server — its database refusing connections, slow, its disk
+# full, a worker killed, a client gone in the middle of a message — never by patching it.
+
+
+def an_acked_game(
+    server: Server, people: int = 2, **settings: Any
+) -> tuple[dict[str, Any], list[str]]:
+    """A table of ``people`` people and bots (level easy) in the other seats."""
+    settings.setdefault("hand_sizes", [3, 2, 1])
+    table, tokens = new_table(server.base, names=people, **settings)
+    for seat in range(people, len(table["invites"])):
+        seat_bot(server.base, table, seat, "easy")
+    return table, tokens
+
+
+Acks = dict[str, tuple[int, int, str]]  # "seat:id" → (version, seat, action)
+
+
+async def play_through(seat: Seat, rng: random.Random, acks: Acks, refused: Counter[str]) -> None:
+    """Play random legal actions until the game is over; an action the server could not
+    store is sent again, with the same client id, until it is acknowledged (as the page
+    does)."""
+    while True:
+        await seat.until(lambda s: s.view is not None and (s.my_turn or s.over))
+        if seat.over:
+            return
+        action, id = rng.choice(seat.view["legal"]), seat._new_id()  # type: ignore[index]
+        while True:
+            answer = await seat.reply(await seat.act(action, id))
+            if answer["type"] == "ack":
+                acks[f"{seat.seat}:{id}"] = (answer["version"], seat.seat, action)  # type: ignore[assignment]
+                break
+            assert answer["code"] in ("recovering", "not_stored"), answer
+            refused[answer["code"]] += 1
+            await asyncio.sleep(0.2)
+
+
+async def play_with_a_fault(
+    server: Server,
+    table: dict[str, Any],
+    tokens: list[str],
+    fault: Any,
+    after: int = 6,
+) -> tuple[Acks, Counter[str]]:
+    """Play the game at ``table`` to its end, calling ``fault()`` (a coroutine function)
+    once ``after`` actions have been acknowledged; the acknowledgements and refusals."""
+    acks: Acks = {}
+    refused: Counter[str] = Counter()
+    rng = random.Random(5)
+
+    async def inject() -> None:
+        while len(acks) < after:
+            await asyncio.sleep(0.05)
+        await fault()
+
+    async with contextlib.AsyncExitStack() as stack:
+        seats = [
+            await stack.enter_async_context(Seat.connect(server.base, table["id"], token=token))
+            for token in tokens
+        ]
+        await asyncio.gather(inject(), *(play_through(s, rng, acks, refused) for s in seats))
+    return acks, refused
+
+
+def assert_nothing_lost_or_doubled(server: Server, url: str, table_id: str, acks: Acks) -> None:
+    """Every acknowledged action stored at the version its ack named, none stored twice,
+    the log gap-free, the game finished and its record accepted by ``backalley verify``."""
+    log = stored_log(url, table_id)
+    assert [row.seq for row in log] == list(range(1, len(log) + 1))  # gap-free
+    by_client = Counter(row.client_id for row in log if row.client_id)
+    assert all(n == 1 for n in by_client.values()), by_client.most_common(3)  # none twice
+    at = {row.seq: row for row in log}
+    for client_id, (version, seat, action) in acks.items():
+        row = at[version]
+        assert row.client_id == client_id and json.loads(row.data)["action"] == action
+        assert json.loads(row.data)["seat"] == seat
+    record = finished_record(server.base, table_id)
+    assert verify(record).exit_code == 0
+
+
+def admin(url: str, *statements: str) -> None:
+    """Run ``statements`` on the database server of ``url`` (as the tests' own role)."""
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            for statement in statements:
+                connection.execute(text(statement))
+    finally:
+        engine.dispose()
+
+
+@pytest.fixture
+def postgres(tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A fresh PostgreSQL database of its own (the server of the other tests goes on)."""
+    return database("postgres", tmp_path, request)
+
+
+def test_the_database_refusing_every_connection_for_ten_seconds_loses_nothing(
+    postgres: str,
+) -> None:
+    """PostgreSQL closes the server's connections to its database and refuses new ones for
+    ten seconds: actions are refused meanwhile (the people's resent, with their ids), the
+    bots wait, and the game then finishes with every acknowledged action stored once."""
+    name = postgres.rsplit("/", 1)[1]
+    server = Server.start(postgres)
+    try:
+        table, tokens = an_acked_game(server)
+
+        async def outage() -> None:
+            admin(
+                POSTGRES or "",
+                f"ALTER DATABASE {name} ALLOW_CONNECTIONS false",
+                f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'",
+            )
+            await asyncio.sleep(10)
+            admin(POSTGRES or "", f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+
+        acks, refused = run(play_with_a_fault(server, table, tokens, outage))
+        assert refused, "the outage was never felt"
+        assert_nothing_lost_or_doubled(server, postgres, table["id"], acks)
+        assert "Traceback" not in "".join(server.output)
+    finally:
+        server.stop()
+
+
+def test_a_database_taking_a_second_a_commit_slows_the_game_and_fails_nothing(
+    postgres: str,
+) -> None:
+    """Every write takes a second (a trigger sleeps in PostgreSQL) for eight seconds: the
+    game goes on, slower, no action is refused, and nothing is lost or doubled."""
+    server = Server.start(postgres)
+    try:
+        table, tokens = an_acked_game(server)
+        slow = (
+            "CREATE FUNCTION slow() RETURNS trigger AS $$ BEGIN PERFORM pg_sleep(1); "
+            "RETURN NULL; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER slow AFTER INSERT ON events FOR EACH STATEMENT EXECUTE FUNCTION slow()",
+        )
+        versions: list[int] = []
+
+        async def slowly() -> None:
+            admin(postgres, *slow)
+            versions.append(len(stored_log(postgres, table["id"])))
+            await asyncio.sleep(8)
+            versions.append(len(stored_log(postgres, table["id"])))
+            admin(postgres, "DROP TRIGGER slow ON events")
+
+        acks, refused = run(play_with_a_fault(server, table, tokens, slowly))
+        assert not refused
+        assert 0 < versions[1] - versions[0] <= 9, versions  # about a commit a second
+        assert_nothing_lost_or_doubled(server, postgres, table["id"], acks)
+    finally:
+        server.stop()
+
+
+def test_the_disk_filling_up_under_sqlite_loses_nothing(small_disk: Path) -> None:
+    """SQLite's disk fills up (a file fills the rest of a small file system) for three
+    seconds, then space is freed: writes fail meanwhile ("database or disk is full"), and
+    the game then finishes with every acknowledged action stored once."""
+    url = f"sqlite:///{small_disk / 'server.db'}"
+    server = Server.start(url)
+    try:
+        table, tokens = an_acked_game(server)
+
+        async def fill() -> None:
+            with full(small_disk):
+                await asyncio.sleep(3)
+
+        acks, refused = run(play_with_a_fault(server, table, tokens, fill))
+        assert refused, "the full disk was never felt"
+        assert "disk is full" in "".join(server.output)
+        assert_nothing_lost_or_doubled(server, url, table["id"], acks)
+    finally:
+        server.stop()
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                stat = (entry / "stat").read_text()
+                if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+def test_a_bot_worker_killed_mid_game_is_replaced_and_the_game_finishes(tmp_path: Path) -> None:
+    """Every bot worker process of a running server is killed (SIGKILL) in the middle of a
+    game of one person and three bots: the server logs it, starts new workers, and the
+    bots play on to the end."""
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    server = Server.start(url)
+    try:
+        table, tokens = an_acked_game(server, people=1)
+        killed: list[int] = []
+
+        async def kill_workers() -> None:
+            for _ in range(100):  # the pool starts its workers with its first job
+                killed.extend(children(server.process.pid))
+                if killed:
+                    break
+                await asyncio.sleep(0.05)
+            for pid in killed:
+                os.kill(pid, signal.SIGKILL)
+
+        acks, _ = run(play_with_a_fault(server, table, tokens, kill_workers, after=2))
+        assert killed
+        assert "worker died" in "".join(server.output)
+        assert_nothing_lost_or_doubled(server, url, table["id"], acks)
+    finally:
+        server.stop()
+
+
+def frame(payload: bytes) -> bytes:
+    """One masked text frame, as a client sends it (RFC 6455 §5.2)."""
+    mask = os.urandom(4)
+    size = len(payload)
+    head = bytes([0x81, 0x80 | size]) if size < 126 else bytes([0x81, 0xFE]) + size.to_bytes(2)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def vanish(base: str, path: str, sent: bytes, cut: int) -> None:
+    """Open a WebSocket at ``path``, send the first ``cut`` bytes of ``sent``, then drop the
+    connection without a closing handshake."""
+    host, port = base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    upgrade = (
+        f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    writer.write(upgrade.encode())
+    assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+    writer.write(sent[:cut])
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.transport.abort()  # a reset, no closing handshake
+
+
+async def vanish_http(base: str, request: bytes, cut: int) -> None:
+    """Send the first ``cut`` bytes of an HTTP request, then drop the connection."""
+    host, port = base.removeprefix("http://").split(":")
+    _, writer = await asyncio.open_connection(host, int(port))
+    writer.write(request[:cut])
+    await writer.drain()
+    await asyncio.sleep(0.05)
+    writer.transport.abort()
+
+
+def test_a_client_vanishing_in_the_middle_of_any_message_changes_nothing(tmp_path: Path) -> None:
+    """A client that drops its connection in the middle of a message — in a frame's header
+    or its payload, of every kind of message, and in an HTTP request's head or body — is
+    gone without a trace: nothing it half sent is applied, no error is logged, and the game
+    at that table finishes with everything acknowledged stored once."""
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    server = Server.start(url)
+    try:
+        table, tokens = an_acked_game(server)
+        path = f"/ws/tables/{table['id']}"
+        hello = json.dumps({"type": "hello", "token": tokens[1]}).encode()
+        kinds = [
+            {"type": "hello", "token": tokens[1]},
+            {"type": "act", "id": "vanished-act", "action": "pass"},
+            {"type": "claim", "id": "vanished-claim"},
+            {"type": "undo", "id": "vanished-undo"},
+            {"type": "chat", "text": "vanished chat"},
+            {"type": "rematch", "id": "vanished-rematch", "accept": True},
+            {"type": "ping"},
+        ]
+        body = json.dumps({"invite": table["invites"][2]["invite"], "name": "Vanished"})
+        head = (
+            f"POST /api/tables/{table['id']}/seats/2 HTTP/1.1\r\nHost: x\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        )
+        requests = [(head + body).encode(), f"GET /api/tables/{table['id']} HTTP/1.1\r\n".encode()]
+
+        async def vandalise() -> None:
+            for message in kinds:
+                last = frame(json.dumps(message).encode())
+                first = b"" if message["type"] == "hello" else frame(hello)
+                for cut in (1, 2, 6, len(last) // 2, len(last) - 1):
+                    await vanish(server.base, path, first + last, len(first) + cut)
+            for request in requests:
+                for cut in (len(request) // 3, len(head) - 2, len(request) - 1):
+                    await vanish_http(server.base, request, min(cut, len(request) - 1))
+
+        acks, refused = run(play_with_a_fault(server, table, tokens, vandalise, after=3))
+        assert not refused
+        log = stored_log(url, table["id"])
+        assert not [row for row in log if "vanished" in (row.client_id or "") + row.data.lower()]
+        assert_nothing_lost_or_doubled(server, url, table["id"], acks)
+        output = "".join(server.output)
+        assert "Traceback" not in output and "ERROR" not in output, output[-3000:]
+    finally:
+        server.stop()

@@ -36,10 +36,10 @@ from browser_support import (
     shots,
     sit,
 )
-from server_support import Server, database, server
+from server_support import Server, database, full, server, small_disk, stored_log
 
 pytestmark = [needs_chromium, pytest.mark.browser]
-__all__ = ["browser", "server", "shots"]  # fixtures
+__all__ = ["browser", "server", "shots", "small_disk"]  # fixtures
 
 #: Kept by the page as it runs: how long each completed trick rested on the table with its
 #: four cards in view, still (no animation running), and its winner marked.
@@ -354,6 +354,46 @@ def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path)
         server.stop()
     # Chromium logs each refused reconnection attempt; nothing else may reach the console.
     assert [e for e in watched.errors if "WebSocket connection to" not in e] == []
+
+
+def test_a_move_the_server_could_not_store_is_sent_again_until_it_is(
+    browser: Any, small_disk: Path
+) -> None:
+    """The server's disk is full when we play: the server answers that it could not store
+    the move, the page says it is sending it again and does so, with the same id, until
+    space is freed; the move is then played once."""
+    url = f"sqlite:///{small_disk / 'server.db'}"
+    server = Server.start(url)
+    watched = Watched(browser, PHONE)
+    try:
+        page = watched.page
+        table = create(page, server.base, bots=True)
+        page.wait_for_function(MY_TURN)
+        bidding = page.locator(".bids button").count() > 0
+        card = None if bidding else cards_in(page, ".hand .card.legal")[0]
+        with full(small_disk):
+            assert act_once(page)
+            page.wait_for_function(
+                "/could not take your move/.test(document.getElementById('toast').textContent)"
+            )
+        if bidding:  # our bid, on our seat
+            page.wait_for_selector(".pod.me .chip.bid", timeout=30_000)
+        else:  # our card, gone from the hand
+            page.wait_for_function(
+                f"!document.querySelector(\".hand [data-card='{card}']\")", timeout=30_000
+            )
+        log = stored_log(url, table)
+        mine = [
+            row for row in log if row.kind in ("bid", "card") and json.loads(row.data)["seat"] == 0
+        ]
+        assert len(mine) == 1 and len({row.client_id for row in log if row.client_id}) == len(
+            [row for row in log if row.client_id]
+        )
+        assert "disk is full" in "".join(server.output)
+    finally:
+        watched.context.close()
+        server.stop()
+    assert watched.errors == []
 
 
 def test_the_page_speaks_the_browsers_language_with_a_switch(server: Server, browser: Any) -> None:

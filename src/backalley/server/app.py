@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -34,7 +34,7 @@ from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
-from backalley.server.store import Store
+from backalley.server.store import Store, StoreError
 from backalley.server.tables import Settings, Table, TableError, Tables
 
 log = logging.getLogger("backalley.server")
@@ -65,8 +65,10 @@ _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
-    "too_many": 429, "ended": 409, "started": 409, "too_slow": 408,
+    "too_many": 429, "ended": 409, "started": 409, "too_slow": 408, "recovering": 503,
+    "not_stored": 503,
 }  # fmt: skip
+NOT_STORED = N_("the server could not store this just now: send it again, with the same id")
 
 
 class Bucket:
@@ -248,15 +250,26 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                 connection.send({"type": "pong", "version": table.version})
             else:
                 raise ProtocolError("hello_again", N_("hello is only the first message"))
-        except ProtocolError as error:  # a TableError too
-            reply = _error(error, connection.catalog)
-            if isinstance(message_id := _id_of(frame), str):
-                reply["id"] = message_id
-            connection.send(reply)
-        except Exception:
-            log.exception("table %s: a message failed", table.id)
-            text = connection.catalog.gettext(N_("the server could not handle this message"))
-            connection.send(protocol.error("server_error", text))
+        except Exception as error:
+            connection.send(_answer_failure(table, frame, error, connection.catalog))
+
+
+def _answer_failure(table: Table, frame: str | bytes, error: Exception, catalog: Any) -> Any:
+    """The error answering a message that failed, with the message's id when it had one (so
+    that the client knows which one to send again): a refusal as it is; a write the store
+    did not take as ``not_stored``, logged in a line; anything else logged in full."""
+    if isinstance(error, StoreError):
+        log.warning("table %s: a message was not stored: %s", table.id, error)
+        error = ProtocolError("not_stored", NOT_STORED)
+    if isinstance(error, ProtocolError):  # a TableError too
+        reply = _error(error, catalog)
+    else:
+        log.exception("table %s: a message failed", table.id, exc_info=error)
+        text = catalog.gettext(N_("the server could not handle this message"))
+        reply = protocol.error("server_error", text)
+    if isinstance(message_id := _id_of(frame), str):
+        reply["id"] = message_id
+    return reply
 
 
 def _id_of(frame: str | bytes) -> str | None:
@@ -330,6 +343,18 @@ async def _refusals(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TableError)
     body = protocol.error(exc.code, explain_in(exc, _catalog(request)), error=exc)
     return JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
+
+
+async def _gone(request: Request, exc: Exception) -> Response:
+    """The client left in the middle of its request: nothing was done, and no one reads the
+    answer."""
+    log.debug("%s %s: the client left before its body came", request.method, request.url.path)
+    return Response(status_code=400)
+
+
+async def _not_stored(request: Request, exc: Exception) -> Response:
+    log.warning("%s %s: not stored: %s", request.method, request.url.path, exc)
+    return await _refusals(request, TableError("not_stored", NOT_STORED))
 
 
 async def _failures(request: Request, exc: Exception) -> Response:
@@ -564,7 +589,12 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={TableError: _refusals, Exception: _failures},
+        exception_handlers={
+            TableError: _refusals,
+            StoreError: _not_stored,
+            ClientDisconnect: _gone,
+            Exception: _failures,
+        },
     )
     app.add_middleware(SecurityHeaders)
     return app

@@ -39,6 +39,12 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
+
+class StoreError(Exception):
+    """A write the database did not take: down, full, slow past its timeout, or refusing
+    it. Nothing of it was stored, unless the database failed as it answered."""
+
+
 metadata = MetaData()
 
 tables = Table(
@@ -223,7 +229,8 @@ class Store:
     async def write(self, rows: Write) -> None:
         """Commit ``rows`` in one transaction (maybe shared with other tables' writes).
 
-        :raises Exception: the database's error, when the commit failed; nothing was stored.
+        :raises StoreError: when the commit failed (the database's error is its cause);
+            nothing was stored, or the database failed as it answered.
         """
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put((rows, future))
@@ -268,7 +275,9 @@ class Store:
                 if log:
                     connection.execute(insert(events), log)
         except Exception as error:  # reported to the waiting callers
-            return error
+            failed = StoreError(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+            failed.__cause__ = error
+            return failed
         return None
 
     def close(self) -> None:

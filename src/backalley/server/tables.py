@@ -37,7 +37,7 @@ from backalley.rules import Phase, Ruleset, action_name
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
-from backalley.server.store import Store, StoredTable, Write
+from backalley.server.store import Store, StoredTable, StoreError, Write
 
 log = logging.getLogger("backalley.server")
 
@@ -1370,6 +1370,9 @@ class Table:
                     failed = not await self._try_move(
                         seat, action_name(self.game.legal_actions()[0]), by
                     )
+                except StoreError as error:
+                    log.warning("table %s: %s's move not stored (%s): again", self.id, by, error)
+                    failed = True
                 except Exception:
                     log.exception("table %s: %s's move could not be stored", self.id, by)
                     failed = True
@@ -1388,6 +1391,9 @@ class Table:
         """:meth:`_move`, logging a failure: whether the move was made."""
         try:
             await self._move(seat, action, by)
+        except StoreError as error:
+            log.warning("table %s: %s's move not stored (%s)", self.id, by, error)
+            return False
         except Exception:
             log.exception("table %s: %s's move could not be made", self.id, by)
             return False

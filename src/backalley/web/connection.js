@@ -2,7 +2,12 @@
 // order; on a lost connection it comes back by itself, asks for what it missed (since), and
 // sends again what the server had not answered (the same id: the server applies it once).
 // An event it already has is dropped; one that skips a version means some were missed: it
-// asks for them again, as after a lost connection.
+// asks for them again, as after a lost connection. A move the server could not store just
+// then (it is catching up with its database, or the write failed) is sent again, with its id,
+// a few times, waiting longer each time.
+const TRANSIENT = new Set(["recovering", "not_stored"]);
+const TRIES = 6;
+
 export class TableConnection {
   constructor(tableId, credentials, onMessage, onStatus) {
     this.tableId = tableId;
@@ -15,6 +20,7 @@ export class TableConnection {
     this.nextId = 0;
     this.prefix = Math.random().toString(36).slice(2, 8);
     this.unanswered = new Map();  // id → message, until its ack or error comes
+    this.tries = new Map();  // id → how many times a transient error sent it again
     this.open();
   }
 
@@ -39,7 +45,11 @@ export class TableConnection {
         }
       }
       if (["state", "resync", "event"].includes(message.type)) this.version = message.version;
-      if ((message.type === "ack" || message.type === "error") && message.id) this.unanswered.delete(message.id);
+      if (message.type === "error" && this.again(message)) return;
+      if ((message.type === "ack" || message.type === "error") && message.id) {
+        this.unanswered.delete(message.id);
+        this.tries.delete(message.id);
+      }
       this.onMessage(message);
     };
     this.socket.onclose = (closing) => {
@@ -52,6 +62,21 @@ export class TableConnection {
       setTimeout(() => this.open(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);
     };
+  }
+
+  /** Whether the move an error answers will be sent again (a transient error, tries left). */
+  again(error) {
+    const sent = this.unanswered.get(error.id);
+    const tries = this.tries.get(error.id) || 0;
+    if (!sent || !TRANSIENT.has(error.code) || tries >= TRIES) return false;
+    this.tries.set(error.id, tries + 1);
+    this.onStatus("retrying");
+    setTimeout(() => {
+      if (!this.closed && this.unanswered.has(error.id) && this.socket.readyState === WebSocket.OPEN) {
+        this.socket.send(JSON.stringify(sent));
+      }
+    }, 400 * 2 ** tries);
+    return true;
   }
 
   /** Send ``message`` with a fresh id; the id. Without a connection now, a move waits to be
