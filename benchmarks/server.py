@@ -1,7 +1,7 @@
 """How many tables one server process holds at a human pace, and how fast it broadcasts.
 
     python benchmarks/server.py [--stages 10,100,500,1000] [--seconds 30] [--pace 1.0]
-                                [--db URL]
+                                [--db URL] [--before REV]
 
 One ``backalley serve`` process (SQLite in a temporary folder unless ``--db`` names another
 database) and, in this process, four WebSocket clients per table, every seat a person: each
@@ -12,6 +12,14 @@ and, for each action, the time from its sending to its broadcast's arrival at ea
 other three seats. It prints actions a second, the p50 and p99 of that latency, the server's
 and this client process's CPU (one core is 100 %), and the most tables held with a p99 under
 100 ms (the target: 500; the aim: 1000 under 50 ms).
+
+First, on the idle server, one table whose four seats act the moment their turn comes: the
+time from an action sent to its ``ack`` at the sender (p50, p95, max: the target is a p95
+under 10 ms), and how many HTTP requests one keep-alive connection gets answered a second.
+
+``--before REV`` runs everything twice in one run, first on the server as it was at the git
+revision ``REV`` (built, engine compiled, in a temporary folder), then as it is now, and
+prints the two side by side with their ratio.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -28,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +52,8 @@ from backalley.server.client import create_table, take_seat
 
 TARGET_TABLES, TARGET_P99 = 500, 0.100
 AIM_TABLES, AIM_P99 = 1000, 0.050
+TARGET_ACK_P95 = 0.010
+IDLE_ACTIONS = 300
 
 
 @dataclass
@@ -146,21 +158,132 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(db: str) -> tuple[subprocess.Popen[str], str]:
+def start_server(db: str, code: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+    """``backalley serve`` on ``db``: the one installed, or the one built in ``code``."""
+    env = dict(os.environ, LANGUAGE="en")
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    unlimited = [] if code else ["--connections-per-address", "100000"]  # before: no such cap
     process = subprocess.Popen(
         [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", db,
-         "--tables-per-minute", "100000"],
-        stdout=subprocess.PIPE, text=True, env=dict(os.environ, LANGUAGE="en"),
+         "--tables-per-minute", "100000", *unlimited],
+        stdout=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     assert process.stdout is not None
     line = process.stdout.readline()
     return process, line.split(" at ", 1)[1].strip().rstrip("/")
 
 
-async def run(args: argparse.Namespace, console: Console) -> list[dict[str, Any]]:
+def build(revision: str, console: Console) -> Path:
+    """The package as it was at git ``revision``, built (its engine compiled) into a folder
+    to put on PYTHONPATH."""
+    root = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp(prefix="backalley-before-"))
+    with console.status(f"building {revision} (about 30 s)"):
+        subprocess.run(
+            ["git", "-C", str(root), "worktree", "add", "-q", "--detach", str(folder / "src"),
+             revision],
+            check=True,
+        )  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(folder),
+             str(folder / "src")],
+            check=True,
+        )  # fmt: skip
+        subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force",
+                        str(folder / "src")], check=True)  # fmt: skip
+        [wheel] = folder.glob("*.whl")
+        code = folder / "site"
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(code)
+        for compiled in code.rglob("*.so"):  # newer than its sources, as pip leaves them
+            compiled.touch()
+    return code
+
+
+async def idle(base: str) -> dict[str, float]:
+    """On an idle server: act → ack at the sender, one table acting as fast as it can, and
+    HTTP requests a second on one keep-alive connection."""
+    info = await asyncio.to_thread(create_table, base, {"rules": "standard"})
+    tokens = [await asyncio.to_thread(take_seat, base, info, s, f"S{s}") for s in range(4)]
+    uri = "ws" + base.removeprefix("http") + f"/ws/tables/{info['id']}"
+    sockets = [await connect(uri, ping_interval=None) for _ in tokens]
+    views: list[Any] = [None] * 4
+    versions = [0] * 4
+
+    async def until(seat: int, done: Any) -> dict[str, Any]:
+        while True:
+            message = json.loads(await sockets[seat].recv())
+            if message.get("view"):
+                views[seat] = message["view"]
+            if message["type"] in ("state", "event"):
+                versions[seat] = message["version"]
+            if message["type"] == "error":
+                raise RuntimeError(message)
+            if done(message):
+                return dict(message)
+
+    for socket, token in zip(sockets, tokens, strict=True):
+        await socket.send(json.dumps({"type": "hello", "token": token}))
+    for seat in range(4):
+        await until(seat, lambda m: m["type"] == "state")
+    times = []
+    for n in range(IDLE_ACTIONS):
+        while True:  # every seat up to date, and one of them to act (a redeal may follow)
+            behind = min(range(4), key=lambda s: versions[s])
+            if versions[behind] < max(versions):
+                await until(behind, lambda m: m["type"] == "event")
+            elif any(view["legal"] for view in views):
+                break
+            else:
+                await until(0, lambda m: m["type"] == "event")
+        seat = next(s for s in range(4) if views[s]["legal"])
+        started = time.perf_counter()
+        message = {"type": "act", "id": str(n), "action": views[seat]["legal"][0]}
+        await sockets[seat].send(json.dumps(message))
+        await until(seat, lambda m: m["type"] == "ack")
+        times.append(time.perf_counter() - started)
+    for socket in sockets:
+        await socket.close()
+    times.sort()
+    host = base.removeprefix("http://")
+    return {
+        "ack_p50_ms": 1000 * statistics.median(times),
+        "ack_p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
+        "ack_max_ms": 1000 * times[-1],
+        "http_per_s": await asyncio.to_thread(http_rate, host, info["id"]),
+    }
+
+
+def http_rate(host: str, table_id: str, seconds: float = 2.0) -> float:
+    """Requests answered a second on one keep-alive connection: a free seat asked for at the
+    full table (a POST with a body, refused) and the table's state, in turn."""
+    connection = http.client.HTTPConnection(host, timeout=10)
+    body = json.dumps({"name": "Nobody"})
+    headers = {"content-type": "application/json"}
+    answered, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        if answered % 2:
+            connection.request("GET", f"/api/tables/{table_id}")
+        else:
+            connection.request("POST", f"/api/tables/{table_id}/join", body, headers)
+        connection.getresponse().read()
+        answered += 1
+    connection.close()
+    return answered / (time.perf_counter() - started)
+
+
+async def run(
+    args: argparse.Namespace, console: Console, code: Path | None = None
+) -> tuple[dict[str, float], list[dict[str, Any]]]:
     folder = tempfile.mkdtemp(prefix="backalley-bench-")
     db = args.db or f"sqlite:///{folder}/server.db"
-    server, base = start_server(db)
+    server, base = start_server(db, code)
+    quiet = await idle(base)
+    console.print(
+        f"idle: act → ack p50 {quiet['ack_p50_ms']:.1f} ms, p95 {quiet['ack_p95_ms']:.1f} ms; "
+        f"{quiet['http_per_s']:.0f} HTTP requests/s on one connection"
+    )
     stats, rng = Stats(), random.Random(args.seed)
     tables: list[BenchTable] = []
     rows = []
@@ -213,29 +336,65 @@ async def run(args: argparse.Namespace, console: Console) -> list[dict[str, Any]
                 socket.transport.abort()
         server.terminate()
         server.wait(20)
-    return rows
+    return quiet, rows
 
 
-def report(rows: list[dict[str, Any]], console: Console, args: argparse.Namespace) -> None:
+def report(
+    runs: dict[str, tuple[dict[str, float], list[dict[str, Any]]]],
+    console: Console,
+    args: argparse.Namespace,
+) -> None:
+    """The idle figures and the stages, of each server run (``now``, and ``before`` with
+    ``--before``), side by side."""
+    names = list(runs)
+    idle_table = Table(title="Idle server: one table acting as fast as it can; one HTTP connection")
+    idle_table.add_column("")
+    for name in names:
+        idle_table.add_column(name, justify="right")
+    if len(names) == 2:
+        idle_table.add_column("now / before", justify="right")
+    for key, label, unit in (
+        ("ack_p50_ms", "act → ack p50", "ms"),
+        ("ack_p95_ms", f"act → ack p95 (target < {1000 * TARGET_ACK_P95:.0f} ms)", "ms"),
+        ("ack_max_ms", "act → ack max", "ms"),
+        ("http_per_s", "HTTP requests/s", "/s"),
+    ):
+        values = [runs[name][0][key] for name in names]
+        cells = [f"{v:.1f} ms" if unit == "ms" else f"{v:,.0f}" for v in values]
+        if len(values) == 2:
+            cells.append(f"{values[1] / values[0]:.2f}")
+        idle_table.add_row(label, *cells)
+    console.print(idle_table)
+
     table = Table(
         title=f"One server process, four clients a table, an action {args.pace:g} s after "
         f"each turn; {args.seconds:g} s measured a stage; CPU: 100 % is one core"
     )
-    for name in ("tables", "sockets", "actions/s", "p50", "p99", "server CPU", "clients' CPU",
-                 "clients' lag p99", "errors"):  # fmt: skip
+    columns = ["tables", "sockets", "actions/s", "p50", "p99", "server CPU", "clients' CPU",
+               "clients' lag p99", "errors"]  # fmt: skip
+    if len(names) == 2:
+        columns.insert(0, "server")
+    for name in columns:
         table.add_column(name, justify="right")
-    for row in rows:
-        table.add_row(
-            str(row["tables"]), str(row["connections"]), f"{row['actions_per_s']:.0f}",
-            f"{row['p50_ms']:.1f} ms", f"{row['p99_ms']:.1f} ms",
-            f"{row['server_cpu']:.0f} %", f"{row['client_cpu']:.0f} %",
-            f"{row['lag_p99_ms']:.1f} ms", str(row["errors"]),
-        )  # fmt: skip
+    for index in range(len(runs[names[-1]][1])):
+        for name in names:
+            row = runs[name][1][index]
+            cells = [
+                str(row["tables"]), str(row["connections"]), f"{row['actions_per_s']:.0f}",
+                f"{row['p50_ms']:.1f} ms", f"{row['p99_ms']:.1f} ms",
+                f"{row['server_cpu']:.0f} %", f"{row['client_cpu']:.0f} %",
+                f"{row['lag_p99_ms']:.1f} ms", str(row["errors"]),
+            ]  # fmt: skip
+            table.add_row(*([name] if len(names) == 2 else []), *cells)
     console.print(table)
+    now_idle, rows = runs["now"]
     held = [r["tables"] for r in rows if r["p99_ms"] < 1000 * TARGET_P99]
     aim = [r["tables"] for r in rows if r["p99_ms"] < 1000 * AIM_P99]
     most = max(held, default=0)
+    met = now_idle["ack_p95_ms"] < 1000 * TARGET_ACK_P95
     console.print(
+        f"idle act → ack p95 {now_idle['ack_p95_ms']:.1f} ms (target under "
+        f"{1000 * TARGET_ACK_P95:.0f} ms: {'met' if met else 'not met'}); "
         f"most tables with p99 under {1000 * TARGET_P99:.0f} ms: {most} "
         f"(target {TARGET_TABLES}: {'met' if most >= TARGET_TABLES else 'not met'}); "
         f"under {1000 * AIM_P99:.0f} ms: {max(aim, default=0)} (aim {AIM_TABLES})"
@@ -250,6 +409,9 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--db", help="an SQLAlchemy URL (default: SQLite in a temporary folder)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--before", metavar="REV", help="also run the server as it was at git revision REV"
+    )
     args = parser.parse_args()
     args.stages = [int(s) for s in args.stages.split(",")]
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -261,8 +423,14 @@ def main() -> None:
         uvloop.install()
     except ImportError:
         pass
-    rows = asyncio.run(run(args, console))
-    report(rows, console, args)
+    runs = {}
+    if args.before:
+        code = build(args.before, console)
+        console.print(f"before: {args.before}")
+        runs["before"] = asyncio.run(run(args, console, code))
+        console.print("now:")
+    runs["now"] = asyncio.run(run(args, console))
+    report(runs, console, args)
 
 
 if __name__ == "__main__":

@@ -66,13 +66,21 @@ class Server:
     output: list[str] = field(default_factory=list)
 
     @classmethod
-    def start(cls, url: str, port: int = 0, tables_per_minute: int = 100_000) -> Server:
-        """Start a server; the tests make tables faster than a person would, hence the high
-        ``tables_per_minute``."""
+    def start(
+        cls,
+        url: str,
+        port: int = 0,
+        tables_per_minute: int = 100_000,
+        guesses: int = 100_000,
+        connections: int = 100_000,
+    ) -> Server:
+        """Start a server; the tests make tables and try wrong tokens faster than a person
+        would, hence the high ``tables_per_minute`` and ``guesses`` a minute."""
         env = dict(os.environ, LANGUAGE="en", PYTHONUNBUFFERED="1")
         process = subprocess.Popen(
             [sys.executable, "-m", "backalley", "serve", "--port", str(port), "--db", url,
-             "--workers", "2", "--tables-per-minute", str(tables_per_minute)],
+             "--workers", "2", "--tables-per-minute", str(tables_per_minute),
+             "--guesses-per-minute", str(guesses), "--connections-per-address", str(connections)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

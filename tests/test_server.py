@@ -5,6 +5,7 @@ could start one)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
@@ -12,6 +13,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from backalley.analysis import claim_holds
@@ -27,7 +30,7 @@ from backalley.record import read_record, replay, verify
 from backalley.rules import next_seat
 from backalley.server.client import Seat, create_table, seat_bot
 from backalley.server.client import request as http
-from backalley.server.protocol import MAX_FRAME
+from backalley.server.protocol import CLOSE_GUESSING, MAX_FRAME
 from server_support import (
     Server,
     database,
@@ -811,7 +814,6 @@ def test_a_body_declared_too_long_is_refused_before_it_is_read(server: Server) -
     """A Content-Length far over the limit, or longer than the body sent: once the server
     waited for a body that never came."""
     import socket
-    import time
 
     host, port = server.base.removeprefix("http://").split(":")
     for declared, sent, code in ((100_000, b"", 413), (500, b"{}", 408)):
@@ -836,3 +838,107 @@ def test_every_page_is_sent_with_security_headers(server: Server) -> None:
         assert "script-src 'self'" in headers["content-security-policy"]
         assert headers["x-frame-options"] == "DENY"
         assert headers["referrer-policy"] == "no-referrer"  # an invite's address holds a secret
+
+
+def test_wrong_invites_and_tokens_are_limited_per_address(tmp_path: Path) -> None:
+    """Invites could be tried at ~23 a second over HTTP and tokens at ~1,000 a second over
+    the WebSocket. Now an address that has sent ``--guesses-per-minute`` wrong ones is
+    refused (429 over HTTP, close 4429 over the WebSocket) before its credential is even
+    looked at — the right one too, else the limit would tell a guesser when it guessed
+    right — until the minute has given it some back."""
+    server = Server.start(database("sqlite", tmp_path), guesses=5)
+    try:
+        table = create_table(server.base, {"hand_sizes": [1]})
+        path = f"/api/tables/{table['id']}/seats/0"
+        wrong = [
+            http(server.base, "POST", path, {"invite": f"x{i}", "name": "A"}) for i in range(5)
+        ]
+        assert [status for status, _ in wrong] == [403] * 5
+        right = {"invite": table["invites"][0]["invite"], "name": "A"}
+        status, refused = http(server.base, "POST", path, right)
+        assert status == 429 and refused["code"] == "too_many_guesses", refused
+        assert refused["params"]["seconds"] >= 1
+
+        async def hello(token: str) -> int | None:
+            uri = "ws" + server.base.removeprefix("http") + f"/ws/tables/{table['id']}"
+            async with connect(uri) as socket:
+                await socket.send(json.dumps({"type": "hello", "token": token}))
+                with contextlib.suppress(ConnectionClosed):
+                    while True:
+                        await socket.recv()
+                return socket.close_code
+
+        assert run(hello("a wrong token")) == CLOSE_GUESSING
+        time.sleep(12.5)  # 5 a minute: one given back every 12 s
+        status, taken = http(server.base, "POST", path, right)
+        assert status == 201, taken
+        assert "too_many_guesses" not in "".join(server.output)  # refusals are not logged
+    finally:
+        server.stop()
+
+
+def test_slow_request_heads_are_closed_and_connections_capped_per_address(
+    tmp_path: Path,
+) -> None:
+    """500 slow request heads stayed open for a minute, held by one address. Now a request
+    head that has not come within 10 s is closed, and an address holding
+    ``--connections-per-address`` connections (HTTP or WebSocket) is answered 429 for the
+    next one, until one of them closes."""
+    import socket
+
+    server = Server.start(database("sqlite", tmp_path), connections=4)
+    host, port = server.base.removeprefix("http://").split(":")
+    try:
+        table = create_table(server.base, {"hand_sizes": [1]})
+
+        async def scenario() -> tuple[bytes, float, bytes, dict[str, Any]]:
+            uri = "ws" + server.base.removeprefix("http") + f"/ws/tables/{table['id']}"
+            async with connect(uri), connect(uri):  # two WebSockets held open
+                slow = [socket.create_connection((host, int(port))) for _ in range(2)]
+                for connection in slow:  # a request head begun, never finished
+                    connection.sendall(b"GET /api HTTP/1.1\r\nHost: x\r\n")
+                one_more = socket.create_connection((host, int(port)))
+                refused = await asyncio.to_thread(one_more.recv, 200)
+                started = time.monotonic()
+                closed = await asyncio.to_thread(slow[0].recv, 200)  # b"": closed by the server
+                waited = time.monotonic() - started
+                for connection in (*slow, one_more):
+                    connection.close()
+                status, about = await asyncio.to_thread(http, server.base, "GET", "/api")
+                assert status == 200
+                return refused, waited, closed, about
+
+        refused, waited, closed, about = run(scenario())
+        assert refused.startswith(b"HTTP/1.1 429"), refused
+        assert closed == b"" and 5 < waited < 15, waited
+        assert about["server"] == "backalley"
+    finally:
+        server.stop()
+
+
+def test_a_bad_bid_is_refused_as_one_and_a_game_holds_at_most_60_deals(server: Server) -> None:
+    """A bad bid text while bids are due ("14", "board2") was refused as B1 with the message
+    "no card can be played while bids are still due"; a game of 1,000 deals was accepted."""
+    status, refused = http(server.base, "POST", "/api/tables", {"hand_sizes": [1] * 61})
+    assert status == 400 and refused["code"] == "bad_field" and "60" in refused["message"]
+    table, tokens = new_table(server.base, hand_sizes=[2])
+
+    async def scenario() -> list[dict[str, Any]]:
+        answers = []
+        async with contextlib.AsyncExitStack() as stack:
+            seats = [
+                await stack.enter_async_context(Seat.connect(server.base, table["id"], token=t))
+                for t in tokens
+            ]
+            for seat in seats:
+                await seat.until(lambda s: s.view is not None)
+            [me] = [s for s in seats if s.my_turn]
+            for text in ("14", "board2", "AS"):
+                answers.append(await me.reply(await me.act(text)))
+        return answers
+
+    bad_number, bad_board, card = run(scenario())
+    for answer in (bad_number, bad_board):
+        assert answer["code"] == "illegal" and answer["rule"] == "B1", answer
+        assert "card" not in answer["message"], answer["message"]
+    assert card["rule"] == "B1" and "no card can be played" in card["message"]

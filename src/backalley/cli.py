@@ -215,6 +215,25 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=_with_default(_("tables one address may create at once, and then as many a minute")),
     )
+    serve.add_argument(
+        "--guesses-per-minute",
+        type=_positive,
+        default=30,
+        metavar="N",
+        help=_with_default(
+            _(
+                "wrong invites, tokens and watch codes one address may send at once, and then "
+                "as many a minute"
+            )
+        ),
+    )
+    serve.add_argument(
+        "--connections-per-address",
+        type=_positive,
+        default=200,
+        metavar="N",
+        help=_with_default(_("connections one address may hold open at once")),
+    )
 
     again = commands.add_parser(
         "replay",
@@ -677,6 +696,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from backalley.server.app import create_app
+    from backalley.server.connections import protocols
     from backalley.server.store import default_url, in_memory
 
     url = args.db or default_url()
@@ -690,6 +710,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         )
     try:  # bound before anything starts, so that a port in use is the first thing said
         listener = socket.create_server((args.host, args.port))
+        # Each answer goes out at once: the connections accepted inherit TCP_NODELAY (asyncio
+        # sets it only on sockets made with IPPROTO_TCP, which create_server's are not), else
+        # a response's second write waits on the client's delayed ACK, 40 ms a request.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     except OSError as error:
         raise UsageError(
             _("cannot listen on {host} port {port}: {reason}").format(
@@ -713,6 +737,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         url,
         workers=args.workers,
         tables_per_minute=args.tables_per_minute,
+        guesses_per_minute=args.guesses_per_minute,
         on_ready=_announce,
     )
     config = uvicorn.Config(
@@ -722,6 +747,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,  # uncompressed: compressing costs CPU on every frame sent
         lifespan="on",
         timeout_graceful_shutdown=5,
+        **protocols(args.connections_per_address),
     )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
         uvicorn.Server(config).run(sockets=[listener])

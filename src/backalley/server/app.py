@@ -47,6 +47,8 @@ FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close 
 FLOOD_WINDOW = 10.0
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
 TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
+#: wrong invites, tokens and watch codes one address may send at once, then as many a minute
+GUESSES_PER_MINUTE = 30
 BODY_WAIT = 10.0  #: seconds a request's body has to arrive
 #: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
 #: and no address (an invite holds a secret) is passed on to another site.
@@ -65,8 +67,8 @@ _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
-    "too_many": 429, "ended": 409, "started": 409, "too_slow": 408, "recovering": 503,
-    "not_stored": 503,
+    "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
+    "recovering": 503, "not_stored": 503,
 }  # fmt: skip
 NOT_STORED = N_("the server could not store this just now: send it again, with the same id")
 
@@ -107,6 +109,14 @@ class Quota:
                 self._forget_full()
             return 0.0
         return (1 - bucket.tokens) / self.rate
+
+    def wait(self, address: str) -> float:
+        """The seconds until ``address`` may take one (0: now), without taking it."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            return 0.0
+        tokens = min(bucket.burst, bucket.tokens + (time.monotonic() - bucket.at) * bucket.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
 
     def _forget_full(self) -> None:
         now = time.monotonic()
@@ -184,10 +194,16 @@ async def table_socket(socket: WebSocket) -> None:
     if not isinstance(hello, protocol.Hello):
         await socket.close(protocol.CLOSE_POLICY, "say hello first")
         return
+    try:
+        _may_guess(socket)
+    except TableError:
+        await socket.close(protocol.CLOSE_GUESSING, "too many wrong tokens: wait a minute")
+        return
     seat = table.seat_of(hello.token) if hello.token is not None else None
     if (hello.token is not None and seat is None) or (
         hello.token is None and not table.may_watch(hello.watch)
     ):
+        _wrong_guess(socket)
         await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")
         return
     connection = Connection(socket, seat, hello.lang)
@@ -327,6 +343,33 @@ def _catalog(request: Request) -> Any:
     return translator("en")
 
 
+def _address(connection: Request | WebSocket) -> str:
+    return connection.client.host if connection.client else ""
+
+
+def _may_guess(connection: Request | WebSocket) -> None:
+    """Refuse a credential from an address that has sent too many wrong ones lately (each
+    wrong one is counted by :func:`_wrong_guess`): the check comes before the credential's,
+    so that a right guess is not let through by a limit that is checked after it.
+
+    :raises TableError: ``too_many_guesses``.
+    """
+    wait = connection.app.state.guesses.wait(_address(connection))
+    if wait:
+        raise TableError(
+            "too_many_guesses",
+            N_(
+                "too many wrong invites, tokens or codes from this address: "
+                "try again in {seconds} s"
+            ),
+            seconds=math.ceil(wait),
+        )
+
+
+def _wrong_guess(connection: Request | WebSocket) -> None:
+    connection.app.state.guesses.take(_address(connection))
+
+
 def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     return header[7:].strip() if header.lower().startswith("bearer ") else None
@@ -341,8 +384,13 @@ async def _table(request: Request) -> Table:
 
 async def _refusals(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TableError)
+    if exc.code == "forbidden":
+        _wrong_guess(request)
     body = protocol.error(exc.code, explain_in(exc, _catalog(request)), error=exc)
-    return JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
+    response = JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
+    if exc.code in ("too_many", "too_many_guesses"):
+        response.headers["retry-after"] = str(exc.params["seconds"])
+    return response
 
 
 async def _gone(request: Request, exc: Exception) -> Response:
@@ -395,9 +443,7 @@ async def create_table(request: Request) -> Response:
             limit=request.app.state.quota.burst,
             seconds=math.ceil(wait),
         )
-        response = await _refusals(request, refusal)
-        response.headers["retry-after"] = str(math.ceil(wait))
-        return response
+        return await _refusals(request, refusal)
     table, secrets_ = await request.app.state.tables.create(settings)
     return JSONResponse(_links(request, table, secrets_), status_code=201)
 
@@ -407,6 +453,7 @@ async def show_table(request: Request) -> Response:
 
 
 async def take_seat(request: Request) -> Response:
+    _may_guess(request)
     table = await _table(request)
     data = await _body(request)
     seat = request.path_params["seat"]
@@ -429,12 +476,14 @@ async def take_free_seat(request: Request) -> Response:
 
 
 async def leave_table(request: Request) -> Response:
+    _may_guess(request)
     table = await _table(request)
     await table.leave_seat(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
 
 
 async def end_table(request: Request) -> Response:
+    _may_guess(request)
     table = await _table(request)
     await table.end(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
@@ -445,6 +494,7 @@ async def lobby(request: Request) -> Response:
 
 
 async def seat_bot(request: Request) -> Response:
+    _may_guess(request)
     table = await _table(request)
     data = await _body(request)
     level = data.get("level", table.settings.level)
@@ -453,8 +503,10 @@ async def seat_bot(request: Request) -> Response:
 
 
 async def table_record(request: Request) -> Response:
-    table = await _table(request)
     token = _bearer(request)
+    if token:
+        _may_guess(request)
+    table = await _table(request)
     seat = table.seat_of(token) if token else None
     if token and seat is None and not table.is_host(token):
         raise TableError("forbidden", N_("this token does not open this table"))
@@ -532,11 +584,13 @@ def create_app(
     workers: int | None = None,
     warm_up: bool = True,
     tables_per_minute: int = TABLES_PER_MINUTE,
+    guesses_per_minute: int = GUESSES_PER_MINUTE,
     on_ready: Callable[[int], None] | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
     unfinished tables were resumed, once the server can take requests. One client address
-    may create ``tables_per_minute`` tables at once, and then as many a minute."""
+    may create ``tables_per_minute`` tables at once, and then as many a minute; and send
+    ``guesses_per_minute`` wrong credentials at once, and then as many a minute."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -545,6 +599,7 @@ def create_app(
         tables = Tables(store, pool)
         app.state.tables = tables
         app.state.quota = Quota(tables_per_minute / 60, tables_per_minute)
+        app.state.guesses = Quota(guesses_per_minute / 60, guesses_per_minute)
         app.state.resumed = await tables.start()
         # What is alive now (modules, the resumed tables) lives as long as the server: out of
         # the garbage collector's full passes, which otherwise stall every table. Rarer

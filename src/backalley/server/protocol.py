@@ -27,6 +27,7 @@ MAX_NAME = 24  #: characters in a display name
 CLOSE_POLICY = 1008  #: a flood beyond the rate limit, or no ``hello`` first
 CLOSE_TOO_BIG = 1009  #: a frame over MAX_FRAME bytes
 CLOSE_UNAUTHORIZED = 4401  #: the token or watch code does not open this table
+CLOSE_GUESSING = 4429  #: too many wrong tokens or watch codes from this address lately
 CLOSE_NO_TABLE = 4404  #: there is no such table
 CLOSE_SLOW = 4408  #: the client reads too slowly: too many messages wait for it
 CLOSE_LEFT = 4410  #: the player left the table: the seat is no longer theirs
@@ -344,6 +345,7 @@ def _summary_json(deal: DealSummary) -> dict[str, Any]:
 
 
 __all__ = [
+    "CLOSE_GUESSING",
     "CLOSE_LEFT",
     "CLOSE_NO_TABLE",
     "CLOSE_POLICY",

@@ -29,7 +29,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from backalley.bots import LEVELS, bot_name
-from backalley.cards import N_, BackAlleyError, card_name, format_cards, trump_mask
+from backalley.cards import (
+    N_,
+    BackAlleyError,
+    CardError,
+    card_name,
+    format_cards,
+    parse_card,
+    trump_mask,
+)
 from backalley.engine import Game, IllegalAction, is_bid_text, trick_winner
 from backalley.i18n import explain_in
 from backalley.record import dealt, read_record, replay, write_record
@@ -91,6 +99,9 @@ class Settings:
         options = dict(options)
         if data.get("hand_sizes") is not None:
             options["hand_sizes"] = data["hand_sizes"]
+        sizes = options.get("hand_sizes")
+        if isinstance(sizes, list) and len(sizes) > MAX_DEALS:  # a game of a thousand deals
+            raise TableError("bad_field", N_("a game holds at most {limit} deals"), limit=MAX_DEALS)
         settings = cls(
             rules=data.get("rules", "standard"),
             options=options,
@@ -154,6 +165,17 @@ class Client(Protocol):
 def secret() -> str:
     """A fresh random secret for a link or a seat: 128 bits, URL-safe."""
     return secrets.token_urlsafe(16)
+
+
+MAX_DEALS = 60  #: deals a table's game may hold (the longest preset has 25)
+
+
+def _is_card_text(text: str) -> bool:
+    try:
+        parse_card(text)
+    except CardError:
+        return False
+    return True
 
 
 def digest(token: str) -> bytes:
@@ -812,7 +834,9 @@ class Table:
         game = self.game
         assert game is not None
         deal, trick, mover = game.current_deal, game.trick, game.to_move
-        is_bid = is_bid_text(action)
+        # While bids are due, a text that is no card ("14", "board2") is a bad bid, B1's "not
+        # a bid", not a card played too early.
+        is_bid = is_bid_text(action) or (game.phase == Phase.BID and not _is_card_text(action))
         if is_bid:
             game.bid(action, seat)
         else:
@@ -925,7 +949,7 @@ class Table:
         moves = self.moves
         self._claiming = True
         try:
-            holds, cards = await self.pool.claim(write_record(game), seat)
+            holds, cards = await self.pool.claim(write_record(game), seat, self.id)
         finally:
             self._claiming = False
         async with self.lock:
@@ -1216,7 +1240,9 @@ class Table:
             if cached is None:  # one review a deal, however many ask at once
                 record = self._full_record()
                 record["deals"] = record["deals"][: deal + 1]
-                cached = self._reviews[deal] = asyncio.ensure_future(self.pool.review(record, deal))
+                cached = self._reviews[deal] = asyncio.ensure_future(
+                    self.pool.review(record, deal, self.id)
+                )
         try:
             return await asyncio.shield(cached)
         except Exception:
@@ -1333,7 +1359,9 @@ class Table:
             due = self.turn_started + delay
             thinking = None
             if by != "timer":
-                thinking = asyncio.ensure_future(self.pool.decide(write_record(game), seat, level))
+                thinking = asyncio.ensure_future(
+                    self.pool.decide(write_record(game), seat, level, self.id)
+                )
             try:
                 while time.monotonic() < due and self.moves == moves and self._actor(seat) == actor:
                     self._changed.clear()
@@ -1345,7 +1373,7 @@ class Table:
                     continue
                 if thinking is None:
                     thinking = asyncio.ensure_future(
-                        self.pool.decide(write_record(game), seat, level)
+                        self.pool.decide(write_record(game), seat, level, self.id)
                     )
                 action = await thinking
                 thinking = None

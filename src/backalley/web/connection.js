@@ -58,6 +58,11 @@ export class TableConnection {
         this.onStatus("refused", closing.code);
         return;
       }
+      if (closing.code === 4429) {  // too many wrong links from this address: wait a while
+        this.onStatus("guessing");
+        setTimeout(() => this.open(), 30000);
+        return;
+      }
       this.onStatus("lost");
       setTimeout(() => this.open(), this.retry);
       this.retry = Math.min(this.retry * 2, 8000);

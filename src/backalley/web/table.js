@@ -176,6 +176,7 @@ function showStatus(ctx, status, code) {
   else if (status === "lost") bar.textContent = t("connection lost: coming back…");
   else if (status === "waiting") toast(t("not connected: your move will be sent when the connection is back"));
   else if (status === "retrying") toast(t("the server could not take your move just now: sending it again"));
+  else if (status === "guessing") bar.textContent = t("too many wrong links were tried from this address: trying again in 30 s");
   else if (code === 4410) bar.textContent = t("you left this table");
   else bar.textContent = code === 4404 ? t("there is no such table") : t("this link does not open this table");
 }
