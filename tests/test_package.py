@@ -180,6 +180,8 @@ CLIENTS = [
     "tui/session.py",
     "tui/replay.py",
     "server/tables.py",
+    "server/records.py",
+    "server/driver.py",
     "server/protocol.py",
     "server/app.py",
 ]

@@ -26,8 +26,10 @@ from backalley.record import verify
 from backalley.server.bots import MOVE, REVIEW, BotPool
 from backalley.server.client import Seat, seat_bot
 from backalley.server.protocol import Act, ProtocolError
+from backalley.server.registry import Tables
+from backalley.server.settings import Settings
 from backalley.server.store import Store, Write
-from backalley.server.tables import Settings, Table, Tables
+from backalley.server.tables import Table
 from server_support import (
     POSTGRES,
     Server,

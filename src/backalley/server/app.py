@@ -34,8 +34,10 @@ from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.protocol import ProtocolError
+from backalley.server.registry import Tables
+from backalley.server.settings import Settings, TableError
 from backalley.server.store import Store, StoreError
-from backalley.server.tables import Settings, Table, TableError, Tables
+from backalley.server.tables import Table
 
 log = logging.getLogger("backalley.server")
 

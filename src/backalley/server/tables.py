@@ -6,9 +6,13 @@ then is it broadcast — to each seat built from its own view, to spectators fro
 view. The log is the truth: :meth:`Table.load` rebuilds a table by replaying it, which is how
 the server comes back after a crash.
 
-Bots, stand-ins for players who are away and the turn timer are one driver task per table
-(:meth:`Table._drive`), which asks the process pool for decisions and applies them through
-the same path as a person's action.
+The table's other jobs are modules of their own: its settings and the names people sit
+under (:mod:`~backalley.server.settings`), the secrets that open it
+(:mod:`~backalley.server.credentials`), its log's events and what a receiver may see of them
+(:mod:`~backalley.server.events`), the record, reviews and replay it gives out
+(:mod:`~backalley.server.records`), the driver task that acts for bots, stand-ins and the
+turn timer (:mod:`~backalley.server.driver`), and the registry of every table
+(:mod:`~backalley.server.registry`).
 """
 
 from __future__ import annotations
@@ -16,139 +20,47 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import hashlib
-import hmac
 import json
 import logging
 import secrets
 import time
-import unicodedata
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from typing import Any, Protocol
 
 from backalley.bots import LEVELS, bot_name
 from backalley.cards import (
     N_,
-    BackAlleyError,
     CardError,
     card_name,
-    format_cards,
     parse_card,
     trump_mask,
 )
 from backalley.engine import Game, IllegalAction, is_bid_text, trick_winner
 from backalley.i18n import explain_in
 from backalley.record import dealt, read_record, replay, write_record
-from backalley.rules import Phase, Ruleset, action_name
+from backalley.rules import Phase, action_name
 from backalley.server import protocol
 from backalley.server.bots import BotPool
+from backalley.server.credentials import digest, matches, secret
+from backalley.server.driver import Driver
+from backalley.server.events import GAME_KINDS, TABLE_KINDS, Event, EventKind
 from backalley.server.protocol import ProtocolError
-from backalley.server.store import Store, StoredTable, StoreError, Write
+from backalley.server.records import Records
+from backalley.server.settings import Settings, TableError, check_name
+from backalley.server.store import Store, StoredTable, Write
 
 log = logging.getLogger("backalley.server")
 
 RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
 CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
-#: Events that change the game (and restart the turn timer), and those that change the table
-#: as :meth:`Table.describe` gives it (sent along with them).
-GAME_KINDS = frozenset({"start", "deal", "bid", "card", "claim", "takeback"})
-TABLE_KINDS = frozenset({"seat", "bot", "start", "left", "ended", "rematch", "takeback"})
 #: A table's attributes that its log decides (a change alters them, a rebuild replaces them),
 #: what a change may alter of who is here, and what only a successful commit adds to.
 GAME_STATE = ("game", "token_hashes", "names", "bots", "status", "moves", "last_trick",
               "last_winner", "deal_moves", "takebacks", "departures", "rematch")  # fmt: skip
 PRESENCE = ("away_since", "stand_in")
 STORED_LOG = ("version", "_issued", "log", "chat", "applied", "_finish_stored")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How a table plays: its rules, and the pace of its bots and players."""
-
-    rules: str = "standard"
-    options: dict[str, Any] = field(default_factory=dict)
-    level: str = "medium"  #: the bots' level, for bot seats and stand-ins
-    pace: float = 1.0  #: seconds a bot waits before it acts
-    turn_timer: float | None = None  #: seconds a person has for an action, or no limit
-    grace: float = 60.0  #: seconds a player may be away before a bot stands in
-    public: bool = False  #: listed in the lobby, where anyone may take a free seat or watch
-    rematch_wait: float = 60.0  #: seconds the players have to accept a rematch
-
-    def ruleset(self) -> Ruleset:
-        return Ruleset.preset(self.rules, **self.options)
-
-    @classmethod
-    def checked(cls, data: dict[str, Any]) -> Settings:
-        """Settings from a client's request.
-
-        :raises TableError: naming the field that is wrong.
-        """
-        known = {f for f in cls.__dataclass_fields__}
-        unknown = set(data) - known - {"hand_sizes"}
-        if unknown:
-            raise TableError(
-                "bad_field", N_("unknown setting {name}"), name=", ".join(sorted(unknown))
-            )
-        options = data.get("options") or {}
-        if not isinstance(options, dict):
-            raise TableError(
-                "bad_field", N_("{field} must be {kind}"), field="options", kind=N_("an object")
-            )
-        options = dict(options)
-        if data.get("hand_sizes") is not None:
-            options["hand_sizes"] = data["hand_sizes"]
-        sizes = options.get("hand_sizes")
-        if isinstance(sizes, list) and len(sizes) > MAX_DEALS:  # a game of a thousand deals
-            raise TableError("bad_field", N_("a game holds at most {limit} deals"), limit=MAX_DEALS)
-        settings = cls(
-            rules=data.get("rules", "standard"),
-            options=options,
-            level=data.get("level", "medium"),
-            pace=_number(data, "pace", 1.0, 0.0, 30.0),
-            turn_timer=_number(data, "turn_timer", None, 1.0, 3600.0),
-            grace=_number(data, "grace", 60.0, 0.0, 3600.0),
-            public=False if data.get("public") is None else data["public"],
-            rematch_wait=_number(data, "rematch_wait", 60.0, 1.0, 3600.0),
-        )
-        if not isinstance(settings.public, bool):
-            raise TableError(
-                "bad_field", N_("{field} must be {kind}"), field="public", kind=N_("true or false")
-            )
-        if settings.level not in LEVELS:
-            raise TableError(
-                "bad_field",
-                N_("unknown bot level {level}; the levels are {levels}"),
-                level=str(settings.level)[:20],
-                levels=", ".join(LEVELS),
-            )
-        try:
-            settings.ruleset()
-        except (BackAlleyError, TypeError, ValueError) as error:
-            raise TableError(
-                "bad_rules", N_("these rules cannot be played: {reason}"), reason=str(error)
-            ) from None
-        return settings
-
-
-def _number(data: dict[str, Any], name: str, default: float | None, low: float, high: float) -> Any:
-    value = data.get(name, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise TableError(
-            "bad_field",
-            N_("{field} must be a number from {low} to {high}"),
-            field=name,
-            low=low,
-            high=high,
-        )
-    return float(value)
-
-
-class TableError(ProtocolError):
-    """A request the table refuses (not a rule of the game): ``code`` names it for programs."""
 
 
 class Client(Protocol):
@@ -162,14 +74,6 @@ class Client(Protocol):
     def close(self, code: int) -> None: ...
 
 
-def secret() -> str:
-    """A fresh random secret for a link or a seat: 128 bits, URL-safe."""
-    return secrets.token_urlsafe(16)
-
-
-MAX_DEALS = 60  #: deals a table's game may hold (the longest preset has 25)
-
-
 def _is_card_text(text: str) -> bool:
     try:
         parse_card(text)
@@ -178,59 +82,7 @@ def _is_card_text(text: str) -> bool:
     return True
 
 
-def digest(token: str) -> bytes:
-    """What the store keeps of a secret: its SHA-256 (a random 128-bit secret needs no
-    slow hash)."""
-    return hashlib.sha256(token.encode()).digest()
-
-
-def matches(token: str | None, stored: bytes | None) -> bool:
-    """Whether ``token`` is the secret stored as ``stored``, compared in constant time."""
-    return token is not None and stored is not None and hmac.compare_digest(digest(token), stored)
-
-
-def check_name(name: object) -> str:
-    """A display name as shown: trimmed, 1 to MAX_NAME printable characters."""
-    if not isinstance(name, str):
-        raise TableError(
-            "bad_field", N_("{field} must be {kind}"), field="name", kind=N_("a string")
-        )
-    name = " ".join(name.split())
-    if (
-        not name
-        or len(name) > protocol.MAX_NAME
-        or any(unicodedata.category(ch)[0] == "C" for ch in name)
-    ):
-        raise TableError(
-            "bad_name",
-            N_("a name holds 1 to {limit} printable characters"),
-            limit=protocol.MAX_NAME,
-        )
-    return name
-
-
-@dataclass
-class Event:
-    """One entry of a table's log, as stored; :meth:`public` is what clients are sent."""
-
-    version: int
-    kind: str  # seat, bot, start, deal, bid, card, claim, takeback, left, ended, rematch, chat
-    data: dict[str, Any]
-    client_id: str | None = None
-
-    def public(self) -> dict[str, Any]:
-        """The event as every client may see it: a deal without its cards (each seat's hand
-        reaches it in its view), anything else as it is."""
-        if self.kind == "deal":
-            return {"kind": "deal", "deal": self.data["deal"], "dealer": self.data["dealer"]}
-        return {"kind": self.kind, **self.data}
-
-    def text(self) -> str:
-        """The public event with its version, as JSON: what the log keeps for resyncs."""
-        return protocol.dumps({"version": self.version, **self.public()})
-
-
-class Table:
+class Table(Records, Driver):
     """One table: its settings, seats, game, log and the clients connected to it."""
 
     def __init__(
@@ -331,9 +183,11 @@ class Table:
             if level is None:
                 table.token_hashes[seat] = old.token_hashes[seat]
                 rows += Store.token(table.id, seat, old.token_hashes[seat])
-                events.append(table._event("seat", {"seat": seat, "name": name}))
+                events.append(table._event(EventKind.SEAT, {"seat": seat, "name": name}))
             else:
-                events.append(table._event("bot", {"seat": seat, "level": level, "name": name}))
+                events.append(
+                    table._event(EventKind.BOT, {"seat": seat, "level": level, "name": name})
+                )
         events += table._start_if_full()
         with table._changing():
             await table._commit(events, rows)
@@ -355,36 +209,36 @@ class Table:
         )  # fmt: skip
         table.token_hashes = list(stored.token_hashes)
         for row in stored.events:
-            table._replay(Event(row.seq, row.kind, row.data, row.client_id))
+            table._replay(Event(row.seq, EventKind(row.kind), row.data, row.client_id))
         table.status = stored.status
         table._finish_stored = stored.status == "finished"
         return table
 
     def _replay(self, event: Event) -> None:
         data = event.data
-        if event.kind in ("seat", "bot"):
+        if event.kind in (EventKind.SEAT, EventKind.BOT):
             self._seat(data["seat"], data["name"], data.get("level"))
-        elif event.kind == "start":
+        elif event.kind == EventKind.START:
             self.game = Game(self.rules)
-        elif event.kind == "deal":
+        elif event.kind == EventKind.DEAL:
             assert self.game is not None
             self.game.start_deal(data["dealer"], data["hands"], data["stock"])
             self.deal_moves = []
-        elif event.kind in ("bid", "card"):
+        elif event.kind in (EventKind.BID, EventKind.CARD):
             self._take(data["action"], data["seat"])  # the stored seat: a wrong one is refused
             self.deal_moves.append((event.version, data["seat"], data.get("by")))
-        elif event.kind == "takeback":
+        elif event.kind == EventKind.TAKEBACK:
             self._take_back(len(data["versions"]))
-        elif event.kind == "left":
+        elif event.kind == EventKind.LEFT:
             self._depart(data)
-        elif event.kind == "ended":
+        elif event.kind == EventKind.ENDED:
             self.status = "ended"
-        elif event.kind == "rematch":
+        elif event.kind == EventKind.REMATCH:
             self.rematch = data
         if event.client_id is not None:
             self.applied[event.client_id] = event.version
         self.log.append(event.text())
-        if event.kind == "chat":
+        if event.kind == EventKind.CHAT:
             self.chat.append(self.log[-1])
         self.version = self._issued = event.version
 
@@ -469,7 +323,7 @@ class Table:
         with self._changing():
             self.token_hashes[seat] = digest(token)
             self._seat(seat, name)
-            events = [self._event("seat", {"seat": seat, "name": name})]
+            events = [self._event(EventKind.SEAT, {"seat": seat, "name": name})]
             events += self._start_if_full()
             await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
         self._publish(events)
@@ -495,7 +349,7 @@ class Table:
             if self.status == "playing":
                 level = self.settings.level
                 data |= {"level": level, "bot": bot_name(level, self.names)}
-            events = [self._event("left", data)]
+            events = [self._event(EventKind.LEFT, data)]
             with self._changing():
                 self._depart(data)
                 if self.rematch is not None and self.rematch["status"] == "open":
@@ -539,7 +393,7 @@ class Table:
                 raise TableError(
                     "started", N_("only a table whose game has not started can be ended")
                 )
-            events = [self._event("ended", {})]
+            events = [self._event(EventKind.ENDED, {})]
             with self._changing():
                 self.status = "ended"
                 await self._commit(events, Store.status(self.id, "ended"))
@@ -570,7 +424,7 @@ class Table:
             name = bot_name(level, self.names)
             with self._changing():
                 self._seat(seat, name, level)
-                events = [self._event("bot", {"seat": seat, "level": level, "name": name})]
+                events = [self._event(EventKind.BOT, {"seat": seat, "level": level, "name": name})]
                 events += self._start_if_full()
                 await self._commit(events)
             self._publish(events)
@@ -595,7 +449,7 @@ class Table:
         for seat in self._people():
             if not self.clients[seat]:
                 self._away(seat)
-        return [self._event("start", {}), *self._deal_events(0)]
+        return [self._event(EventKind.START, {}), *self._deal_events(0)]
 
     def _people(self) -> list[int]:
         return [s for s in range(self.rules.num_players) if self.bots[s] is None]
@@ -818,7 +672,7 @@ class Table:
             data["by"] = by
         if won_by is not None:
             data["won_by"] = won_by
-        events = [self._event("bid" if is_bid else "card", data, key)]
+        events = [self._event(EventKind.BID if is_bid else EventKind.CARD, data, key)]
         self.deal_moves.append((events[0].version, seat, by))
         if game.phase == Phase.OVER:
             self.status = "finished"
@@ -896,7 +750,7 @@ class Table:
                     ),
                 )
             versions = [version for version, _, _ in self.deal_moves[-count:]]
-            event = self._event("takeback", {"seat": seat, "versions": versions}, key)
+            event = self._event(EventKind.TAKEBACK, {"seat": seat, "versions": versions}, key)
             with self._changing():
                 self._take_back(count)
                 await self._commit([event])
@@ -931,7 +785,9 @@ class Table:
         assert game is not None
         events = []
         for number in range(before, len(game.deals)):
-            events.append(self._event("deal", {"deal": number, **dealt(game.deals[number])}))
+            events.append(
+                self._event(EventKind.DEAL, {"deal": number, **dealt(game.deals[number])})
+            )
             self.deal_moves = []
         return events
 
@@ -970,7 +826,7 @@ class Table:
                 )
                 return
             left = len(cards)
-            events = [self._event("claim", {"seat": seat, "cards": left}, key)]
+            events = [self._event(EventKind.CLAIM, {"seat": seat, "cards": left}, key)]
             with self._changing():
                 for card in cards:
                     mover = game.to_move
@@ -1042,7 +898,7 @@ class Table:
     def _rematch_event(self, offer: dict[str, Any], key: str | None = None) -> Event:
         """The event of the rematch's new state ``offer``, which it now is."""
         self.rematch = offer
-        return self._event("rematch", offer, key)
+        return self._event(EventKind.REMATCH, offer, key)
 
     async def _lapse(self, until: float) -> None:
         """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
@@ -1062,14 +918,16 @@ class Table:
             raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
         async with self.lock:
             with self._changing():
-                event = self._event("chat", {"seat": seat, "name": self.names[seat], "text": text})
+                event = self._event(
+                    EventKind.CHAT, {"seat": seat, "name": self.names[seat], "text": text}
+                )
                 await self._commit([event])
             self.chat.append(self.log[-1])
             self._publish([event])
 
     # ------------------------------------------------------------------ the log
 
-    def _event(self, kind: str, data: dict[str, Any], client_id: str | None = None) -> Event:
+    def _event(self, kind: EventKind, data: dict[str, Any], client_id: str | None = None) -> Event:
         """A new event, numbered after those made but not yet stored (under the lock)."""
         self._issued += 1
         return Event(self._issued, kind, data, client_id)
@@ -1149,8 +1007,10 @@ class Table:
         :meth:`_changing`, which undoes what was applied if the store fails."""
         rows: Write = list(extra or [])
         for event in events:
-            rows += Store.event(self.id, event.version, event.kind, event.data, event.client_id)
-        if any(e.kind == "start" for e in events):
+            rows += Store.event(
+                self.id, event.version, event.kind.value, event.data, event.client_id
+            )
+        if any(e.kind == EventKind.START for e in events):
             rows += Store.status(self.id, "playing")
         finishing = self.status == "finished" and not self._finish_stored
         if finishing:
@@ -1189,7 +1049,7 @@ class Table:
         table = self.describe() if any(e.kind in TABLE_KINDS for e in events) else None
         last = len(events) - 1
         for i, event in enumerate(events):
-            base = {"type": "event", "version": event.version, "event": event.public()}
+            base = {"type": "event", "version": event.version, "event": event.redact()}
             if i < last or (not game_changed and table is None):
                 frame = protocol.dumps(base)
                 for client in self._all_clients():
@@ -1213,294 +1073,5 @@ class Table:
                     client.send(frame)
         self._changed.set()
 
-    async def record(self, seat: int | None) -> dict[str, Any]:
-        """The game's ``backalley/1`` record as stored, with every hand and the stock once the
-        game is over; before that, the hands ``seat`` may not see and every stock are
-        ``null``."""
-        async with self.lock:
-            return self._record(seat)
 
-    async def review(self, deal: int) -> dict[str, Any]:
-        """The double-dummy review of deal ``deal``, once all of its cards are played (its
-        hands are then public: every card was shown); reviewed once and kept.
-
-        :raises TableError: no such deal, or one not over yet.
-        """
-        async with self.lock:
-            game = self.game
-            if game is None or not 0 <= deal < len(game.deals):
-                raise TableError("no_deal", N_("there is no deal {deal} at this table"), deal=deal)
-            if (
-                deal == len(game.deals) - 1
-                and game.current_deal is not None
-                and (game.phase in (Phase.BID, Phase.PLAY))
-            ):
-                raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
-            cached = self._reviews.get(deal)
-            if cached is None:  # one review a deal, however many ask at once
-                record = self._full_record()
-                record["deals"] = record["deals"][: deal + 1]
-                cached = self._reviews[deal] = asyncio.ensure_future(
-                    self.pool.review(record, deal, self.id)
-                )
-        try:
-            return await asyncio.shield(cached)
-        except Exception:
-            if self._reviews.get(deal) is cached:
-                del self._reviews[deal]  # asked again next time
-            raise
-
-    async def replay(self) -> dict[str, Any]:
-        """A finished game card by card, every hand open: for each deal its bids and, before
-        and after each card, the hands, the trick and the tricks won — all from the engine's
-        views, so that a page can step through it without knowing a rule.
-
-        :raises TableError: while the game is not over.
-        """
-        async with self.lock:
-            if self.game is None or self.status != "finished":
-                raise TableError("not_finished", N_("a game can be replayed once it is over"))
-            if self._replayed is not None:  # a finished game does not change
-                return self._replayed
-            record = self._full_record()
-        game = Game(self.rules)
-        deals = []
-        for number, deal in enumerate(record["deals"]):
-            game.start_deal(deal["dealer"], deal["hands"], deal["stock"])
-            for bid in deal["bids"]:
-                game.apply(bid)
-            bids = [[seat, str(bid)] for seat, bid in game.public_view().bids]
-            frames = [self._frame(game)]
-            for card in deal["play"]:
-                game.apply(card)
-                frames.append(self._frame(game))
-            points = game.deals[number].points
-            deals.append(
-                {
-                    "deal": number,
-                    "dealer": deal["dealer"],
-                    "bids": bids,
-                    "frames": frames,
-                    "points": None if points is None else list(points),
-                }
-            )
-        sides = [list(self.rules.seats_of(side)) for side in range(self.rules.num_sides)]
-        self._replayed = {"players": record["players"], "sides": sides, "record": record,
-                          "deals": deals, "scores": list(game.scores),
-                          "winner": game.winner}  # fmt: skip
-        return self._replayed
-
-    def _frame(self, game: Game) -> dict[str, Any]:
-        """One step of a replay: every seat's hand (the game is over: all are shown) and the
-        public rest."""
-        public = protocol.view_json(game.public_view())
-        return {
-            "hands": [format_cards(game.hand(s)) for s in range(self.rules.num_players)],
-            "trick": public["trick"],
-            "tricks": public["tricks"],
-            "trick_winners": public["trick_winners"],
-            "tricks_won": public["tricks_won"],
-            "trump": public["trump"],
-            "turned_up": public["turned_up"],
-            "contracts": public["contracts"],
-            "to_move": public["to_move"],
-        }
-
-    def _full_record(self) -> dict[str, Any]:
-        """The game's record with every hand: for the server's own use (and a finished game).
-        Two members of the server's own, which ``verify`` ignores (docs/record.md): how many
-        take-backs the game as played went through, and who left when."""
-        assert self.game is not None
-        record = write_record(self.game, players=[name or "" for name in self.names])
-        if self.takebacks:
-            record["takebacks"] = self.takebacks
-        if self.departures:
-            record["left"] = [dict(d) for d in self.departures]
-        return record
-
-    def _record(self, seat: int | None) -> dict[str, Any]:
-        if self.game is None:
-            raise TableError("not_started", N_("the game starts when every seat is filled"))
-        record = self._full_record()
-        if self.status == "finished":
-            return record
-        for deal in record["deals"]:
-            deal["hands"] = [h if s == seat else None for s, h in enumerate(deal["hands"])]
-            deal["stock"] = None
-        return record
-
-    # ------------------------------------------------------------------ bots and timers
-
-    def _actor(self, seat: int) -> tuple[str, str, float] | None:
-        """Who acts for ``seat`` without its person, how, and after how long: a bot seat and
-        a stand-in at the table's pace, the turn timer when it runs out."""
-        level = self.bots[seat]
-        if level is not None:
-            return level, "bot", self.settings.pace
-        if self.stand_in[seat]:
-            return self.settings.level, "stand_in", self.settings.pace
-        if self.settings.turn_timer is not None:
-            return self.settings.level, "timer", self.settings.turn_timer
-        return None
-
-    async def _drive(self) -> None:
-        """The table's driver: whenever a bot, a stand-in or the timer is due to act, ask the
-        pool and apply the answer — unless the game moved on meanwhile."""
-        while True:
-            self._changed.clear()
-            game = self.game
-            seat = None if game is None or self.status != "playing" else game.to_move
-            actor = None if seat is None else self._actor(seat)
-            if actor is None or seat is None or game is None:
-                await self._changed.wait()
-                continue
-            level, by, delay = actor
-            moves = self.moves
-            due = self.turn_started + delay
-            thinking = None
-            if by != "timer":
-                thinking = asyncio.ensure_future(
-                    self.pool.decide(write_record(game), seat, level, self.id)
-                )
-            try:
-                while time.monotonic() < due and self.moves == moves and self._actor(seat) == actor:
-                    self._changed.clear()
-                    try:
-                        await asyncio.wait_for(self._changed.wait(), due - time.monotonic())
-                    except TimeoutError:
-                        break
-                if self.moves != moves or self._actor(seat) != actor:
-                    continue
-                if thinking is None:
-                    thinking = asyncio.ensure_future(
-                        self.pool.decide(write_record(game), seat, level, self.id)
-                    )
-                action = await thinking
-                thinking = None
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # a worker failed: try again at the next change or second
-                await asyncio.sleep(1)
-                continue
-            finally:
-                if thinking is not None and not thinking.done():
-                    thinking.cancel()
-            failed = False
-            async with self.lock:
-                if self.moves != moves or self._actor(seat) != actor or self.recovering:
-                    continue
-                try:
-                    await self._move(seat, action, by)
-                except IllegalAction as error:  # a bot's choice the engine refuses: a bug
-                    log.error("table %s: %s's %s refused (%s): its first legal action instead",
-                              self.id, by, action, error)  # fmt: skip
-                    assert self.game is not None
-                    failed = not await self._try_move(
-                        seat, action_name(self.game.legal_actions()[0]), by
-                    )
-                except StoreError as error:
-                    log.warning("table %s: %s's move not stored (%s): again", self.id, by, error)
-                    failed = True
-                except Exception:
-                    log.exception("table %s: %s's move could not be stored", self.id, by)
-                    failed = True
-            if failed:  # again at the next change or second, the lock let go meanwhile
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), 1)
-
-    async def _move(self, seat: int, action: str, by: str) -> None:
-        """Apply, store and publish a move made for ``seat`` (under the lock)."""
-        with self._changing():
-            events = self._apply(seat, action, None, by=by)
-            await self._commit(events)
-        self._publish(events)
-
-    async def _try_move(self, seat: int, action: str, by: str) -> bool:
-        """:meth:`_move`, logging a failure: whether the move was made."""
-        try:
-            await self._move(seat, action, by)
-        except StoreError as error:
-            log.warning("table %s: %s's move not stored (%s)", self.id, by, error)
-            return False
-        except Exception:
-            log.exception("table %s: %s's move could not be made", self.id, by)
-            return False
-        return True
-
-
-class Tables:
-    """Every table the server holds: the open ones in memory, the finished ones on demand."""
-
-    def __init__(self, store: Store, pool: BotPool) -> None:
-        self.store = store
-        self.pool = pool
-        self.tables: dict[str, Table] = {}
-
-    async def start(self) -> int:
-        """Rebuild every unfinished table from its log; how many there were. A table that
-        cannot be rebuilt (a log this server cannot read, an action its engine refuses) is
-        said in the log and left in the store: the others start all the same."""
-        for table_id in await asyncio.to_thread(self.store.unfinished):
-            try:
-                stored = await asyncio.to_thread(self.store.load, table_id)
-                if stored is not None:
-                    self._hold(Table.load(stored, self.store, self.pool))
-                    await self.tables[table_id].resume()
-            except Exception:
-                log.exception("table %s could not be rebuilt from its log: left out", table_id)
-                table = self.tables.pop(table_id, None)
-                if table is not None:
-                    table.stop()
-        return len(self.tables)
-
-    async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
-        self.sweep()
-        table, secrets_ = await Table.create(settings, self.store, self.pool)
-        self._hold(table)
-        return table, secrets_
-
-    async def _rematch(self, old: Table) -> Table:
-        return self._hold(await Table.rematch_of(old))
-
-    def _hold(self, table: Table) -> Table:
-        table.spawn = self._rematch
-        self.tables[table.id] = table
-        return table
-
-    async def get(self, table_id: str) -> Table | None:
-        """The table ``table_id`` (a finished one loaded from the store, off the event loop),
-        or ``None``."""
-        table = self.tables.get(table_id)
-        if table is None and len(table_id) <= 16:
-            stored = await asyncio.to_thread(self.store.load, table_id)
-            table = self.tables.get(table_id)  # loaded meanwhile by another request
-            if table is None and stored is not None:
-                table = self._hold(Table.load(stored, self.store, self.pool))
-        return table
-
-    def sweep(self) -> None:
-        """Let go of the finished tables nobody is connected to: the store keeps them."""
-        for table_id, table in list(self.tables.items()):
-            if table.status in ("finished", "ended") and not any(table._all_clients()):
-                table.stop()
-                del self.tables[table_id]
-
-    def lobby(self) -> dict[str, list[dict[str, Any]]]:
-        """The public tables: those waiting for players (oldest first: they have waited
-        longest) and those being played, to watch."""
-        public = [t for t in self.tables.values() if t.settings.public]
-        return {
-            "waiting": [t.lobby_entry() for t in public if t.status == "open"],
-            "playing": [t.lobby_entry() for t in public if t.status == "playing"],
-        }
-
-    async def finished(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The latest finished games, newest first: id, rules, players, scores, winner."""
-        return await asyncio.to_thread(self.store.finished, limit)
-
-    def stop(self) -> None:
-        for table in self.tables.values():
-            table.stop()
-
-
-__all__ = ["Client", "Event", "Settings", "Table", "TableError", "Tables", "check_name", "secret"]
+__all__ = ["Client", "Table"]
