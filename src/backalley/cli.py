@@ -621,6 +621,7 @@ def plot_match(report: Any, path: Path) -> None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise UsageError(_("--plot needs matplotlib: pip install 'backalley[plot]'")) from None
     from backalley.arena import interval
@@ -645,7 +646,7 @@ def plot_match(report: Any, path: Path) -> None:
     axes.set_ylabel(_("{a} − {b}, points per game").format(a=a.name, b=b.name))
     axes.set_title(_("{a} vs {b}, duplicate").format(a=a.name, b=b.name))
     axes.legend(loc="best")
-    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # whole deal sets
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)

@@ -268,8 +268,8 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                 connection.send({"type": "pong", "version": table.version})
             else:
                 raise ProtocolError("hello_again", N_("hello is only the first message"))
-        except Exception as error:
-            connection.send(_answer_failure(table, frame, error, connection.catalog))
+        except Exception as failure:
+            connection.send(_answer_failure(table, frame, failure, connection.catalog))
 
 
 def _answer_failure(table: Table, frame: str | bytes, error: Exception, catalog: Any) -> Any:
@@ -378,7 +378,8 @@ def _bearer(request: Request) -> str | None:
 
 
 async def _table(request: Request) -> Table:
-    table = await request.app.state.tables.get(request.path_params["table_id"])
+    tables: Tables = request.app.state.tables
+    table = await tables.get(request.path_params["table_id"])
     if table is None:
         raise TableError("no_table", N_("there is no such table"))
     return table

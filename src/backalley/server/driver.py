@@ -9,15 +9,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
 
-from backalley.engine import IllegalAction
+from backalley.engine import Game, IllegalAction
 from backalley.record import write_record
 from backalley.rules import action_name
-from backalley.server.store import StoreError
-
-if TYPE_CHECKING:
-    from backalley.server.tables import Table
+from backalley.server.bots import BotPool
+from backalley.server.events import Event
+from backalley.server.settings import Settings
+from backalley.server.store import StoreError, Write
 
 log = logging.getLogger("backalley.server")
 
@@ -25,7 +24,33 @@ log = logging.getLogger("backalley.server")
 class Driver:
     """The driver of a table's bots, stand-ins and timer (mixed into its Table)."""
 
-    def _actor(self: Table, seat: int) -> tuple[str, str, float] | None:
+    # What the driver uses of its table (a Table has them all).
+    id: str
+    settings: Settings
+    pool: BotPool
+    lock: asyncio.Lock
+    game: Game | None
+    status: str
+    bots: list[str | None]
+    stand_in: list[bool]
+    moves: int
+    turn_started: float
+    recovering: bool
+    _changed: asyncio.Event
+
+    def _changing(self) -> contextlib.AbstractContextManager[None]:
+        raise NotImplementedError
+
+    def _apply(self, seat: int, action: str, key: str | None, by: str | None = None) -> list[Event]:
+        raise NotImplementedError
+
+    async def _commit(self, events: list[Event], extra: Write | None = None) -> None:
+        raise NotImplementedError
+
+    def _publish(self, events: list[Event]) -> None:
+        raise NotImplementedError
+
+    def _actor(self, seat: int) -> tuple[str, str, float] | None:
         """Who acts for ``seat`` without its person, how, and after how long: a bot seat and
         a stand-in at the table's pace, the turn timer when it runs out."""
         level = self.bots[seat]
@@ -37,7 +62,7 @@ class Driver:
             return self.settings.level, "timer", self.settings.turn_timer
         return None
 
-    async def _drive(self: Table) -> None:
+    async def _drive(self) -> None:
         """The table's driver: whenever a bot, a stand-in or the timer is due to act, ask the
         pool and apply the answer — unless the game moved on meanwhile."""
         while True:
@@ -102,14 +127,14 @@ class Driver:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._changed.wait(), 1)
 
-    async def _move(self: Table, seat: int, action: str, by: str) -> None:
+    async def _move(self, seat: int, action: str, by: str) -> None:
         """Apply, store and publish a move made for ``seat`` (under the lock)."""
         with self._changing():
             events = self._apply(seat, action, None, by=by)
             await self._commit(events)
         self._publish(events)
 
-    async def _try_move(self: Table, seat: int, action: str, by: str) -> bool:
+    async def _try_move(self, seat: int, action: str, by: str) -> bool:
         """:meth:`_move`, logging a failure: whether the move was made."""
         try:
             await self._move(seat, action, by)

@@ -5,30 +5,41 @@ A part of :class:`~backalley.server.tables.Table`, kept apart to be read at once
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from backalley.cards import N_, format_cards
 from backalley.engine import Game
 from backalley.record import write_record
-from backalley.rules import Phase
+from backalley.rules import Phase, Ruleset
 from backalley.server import protocol
+from backalley.server.bots import BotPool
 from backalley.server.settings import TableError
-
-if TYPE_CHECKING:
-    from backalley.server.tables import Table
 
 
 class Records:
     """The record, the reviews and the replay of a table's game (mixed into its Table)."""
 
-    async def record(self: Table, seat: int | None) -> dict[str, Any]:
+    # What these use of their table (a Table sets them all).
+    id: str
+    rules: Ruleset
+    pool: BotPool
+    lock: asyncio.Lock
+    game: Game | None
+    status: str
+    names: list[str | None]
+    takebacks: int
+    departures: list[dict[str, Any]]
+    _reviews: dict[int, asyncio.Future[dict[str, Any]]]
+    _replayed: dict[str, Any] | None
+
+    async def record(self, seat: int | None) -> dict[str, Any]:
         """The game's ``backalley/1`` record as stored, with every hand and the stock once the
         game is over; before that, the hands ``seat`` may not see and every stock are
         ``null``."""
         async with self.lock:
             return self._record(seat)
 
-    async def review(self: Table, deal: int) -> dict[str, Any]:
+    async def review(self, deal: int) -> dict[str, Any]:
         """The double-dummy review of deal ``deal``, once all of its cards are played (its
         hands are then public: every card was shown); reviewed once and kept.
 
@@ -58,7 +69,7 @@ class Records:
                 del self._reviews[deal]  # asked again next time
             raise
 
-    async def replay(self: Table) -> dict[str, Any]:
+    async def replay(self) -> dict[str, Any]:
         """A finished game card by card, every hand open: for each deal its bids and, before
         and after each card, the hands, the trick and the tricks won — all from the engine's
         views, so that a page can step through it without knowing a rule.
@@ -98,7 +109,7 @@ class Records:
                           "winner": game.winner}  # fmt: skip
         return self._replayed
 
-    def _frame(self: Table, game: Game) -> dict[str, Any]:
+    def _frame(self, game: Game) -> dict[str, Any]:
         """One step of a replay: every seat's hand (the game is over: all are shown) and the
         public rest."""
         public = protocol.view_json(game.public_view())
@@ -114,7 +125,7 @@ class Records:
             "to_move": public["to_move"],
         }
 
-    def _full_record(self: Table) -> dict[str, Any]:
+    def _full_record(self) -> dict[str, Any]:
         """The game's record with every hand: for the server's own use (and a finished game).
         Two members of the server's own, which ``verify`` ignores (docs/record.md): how many
         take-backs the game as played went through, and who left when."""
@@ -126,7 +137,7 @@ class Records:
             record["left"] = [dict(d) for d in self.departures]
         return record
 
-    def _record(self: Table, seat: int | None) -> dict[str, Any]:
+    def _record(self, seat: int | None) -> dict[str, Any]:
         if self.game is None:
             raise TableError("not_started", N_("the game starts when every seat is filled"))
         record = self._full_record()
