@@ -1,0 +1,64 @@
+"""``backalley arena``: a duplicate match between two bots, with its confidence interval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+
+from backalley.cli.common import UsageError, _make_folder, prepare_solver, ruleset_from_args
+from backalley.cli.present import _progress_columns, arena_table, plot_match
+from backalley.i18n import _, explain
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
+    from backalley.arena import deal_sets, run_match, seatings
+    from backalley.bots import UnknownBot, make_bot, needs_solver
+
+    rules = ruleset_from_args(args.rules, args.option)
+    try:
+        make_bot(args.bot_a), make_bot(args.bot_b)
+    except UnknownBot as error:
+        raise UsageError(explain(error)) from None
+    out: Path | None = args.out
+    if out is not None:
+        _make_folder(out)
+    pairs = deal_sets(rules, args.games)
+    each = len(seatings(rules.num_players))
+    if pairs * each != args.games:
+        print(
+            _("Playing {games} games: {sets} deal sets, each played {each} times").format(
+                games=pairs * each, sets=pairs, each=each
+            ),
+            file=sys.stderr,
+        )
+    if needs_solver(args.bot_a) or needs_solver(args.bot_b):
+        prepare_solver()
+    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(_("Playing"), total=pairs)
+        report = run_match(
+            args.bot_a,
+            args.bot_b,
+            rules,
+            args.games,
+            args.seed,
+            args.jobs,
+            on_pair=lambda _pair: bar.advance(task),
+            repeatable=args.repeatable,
+        )
+    console = Console()
+    console.print(arena_table(report))
+    if out is not None:
+        for result in report.results:
+            name = f"set-{result.pair + 1:05d}-game-{result.seating + 1}.json"
+            (out / name).write_text(json.dumps(result.record, indent=1) + "\n", encoding="utf-8")
+        console.print(_("Wrote {count} records to {folder}").format(count=report.games, folder=out))
+    if args.plot is not None:
+        plot_match(report, args.plot)
+        console.print(_("Wrote the plot to {file}").format(file=args.plot))
+    return 0

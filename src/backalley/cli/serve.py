@@ -1,0 +1,81 @@
+"""``backalley serve``: the game server, until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import socket
+
+from backalley.cli.common import UsageError
+from backalley.i18n import _
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``backalley serve``: the game server, until interrupted."""
+    import uvicorn
+
+    from backalley.server.app import create_app
+    from backalley.server.connections import protocols
+    from backalley.server.store import default_url, in_memory
+
+    url = args.db or default_url()
+    if in_memory(url):
+        raise UsageError(
+            _(
+                "an SQLite database in memory cannot hold a server's tables (each of its "
+                "threads would see a database of its own, and a restart would lose every "
+                "game): give a file, --db sqlite:///backalley.db"
+            )
+        )
+    try:  # bound before anything starts, so that a port in use is the first thing said
+        listener = socket.create_server((args.host, args.port))
+        # Each answer goes out at once: the connections accepted inherit TCP_NODELAY (asyncio
+        # sets it only on sockets made with IPPROTO_TCP, which create_server's are not), else
+        # a response's second write waits on the client's delayed ACK, 40 ms a request.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    except OSError as error:
+        raise UsageError(
+            _("cannot listen on {host} port {port}: {reason}").format(
+                host=args.host, port=args.port, reason=error.strerror
+            )
+        ) from None
+    port = listener.getsockname()[1]
+    host = "localhost" if args.host in ("127.0.0.1", "::1") else args.host
+    address = f"http://{host}:{port}/"
+
+    def _announce(resumed: int) -> None:
+        print(_("backalley server at {address}").format(address=address), flush=True)
+        print(
+            _("database {url}; {count} unfinished tables resumed").format(
+                url=_safe_url(url), count=resumed
+            ),
+            flush=True,
+        )
+
+    app = create_app(
+        url,
+        workers=args.workers,
+        tables_per_minute=args.tables_per_minute,
+        guesses_per_minute=args.guesses_per_minute,
+        on_ready=_announce,
+    )
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        ws_max_size=64 * 1024,
+        ws_per_message_deflate=False,  # uncompressed: compressing costs CPU on every frame sent
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        **protocols(args.connections_per_address),
+    )
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
+        uvicorn.Server(config).run(sockets=[listener])
+    print(_("server stopped"), flush=True)
+    return 0
+
+
+def _safe_url(url: str) -> str:
+    """A database URL without its password, to print."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
