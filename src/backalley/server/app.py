@@ -265,7 +265,7 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                     raise ProtocolError("rate_limited", N_("too many chat messages: wait a moment"))
                 await table.say(connection, message.text)
             elif isinstance(message, protocol.Ping):
-                connection.send({"type": "pong", "version": table.version})
+                connection.send(protocol.pong(table.version))
             else:
                 raise ProtocolError("hello_again", N_("hello is only the first message"))
         except Exception as failure:

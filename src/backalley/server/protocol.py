@@ -261,6 +261,54 @@ def suit_name(trump: int | None) -> str | None:
     return None if trump is None else SUITS[trump]
 
 
+# Every message the server sends is built here (the error above, and these).
+
+
+def ack(id: str, version: int, *, repeated: bool = False) -> dict[str, Any]:
+    """A message applied (``repeated``: applied before, under the same id) at ``version``."""
+    out: dict[str, Any] = {"type": "ack", "id": id, "version": version}
+    if repeated:
+        out["repeated"] = True
+    return out
+
+
+def pong(version: int) -> dict[str, Any]:
+    return {"type": "pong", "version": version}
+
+
+def presence(version: int, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "presence", "version": version, "seats": seats}
+
+
+def state(
+    version: int, table: dict[str, Any], seat: int | None, view: Any, chat: list[Any]
+) -> dict[str, Any]:
+    """The whole state, as ``seat`` (``None``: a spectator) may see it."""
+    return {"type": "state", "protocol": VERSION, "version": version, "table": table,
+            "you": {"seat": seat}, "view": view, "chat": chat}  # fmt: skip
+
+
+def resync(version: int, events: list[Any], table: dict[str, Any], view: Any) -> dict[str, Any]:
+    """The events after a client's ``since``, and the present."""
+    return {"type": "resync", "version": version, "events": events, "table": table, "view": view}
+
+
+_NO_VIEW: Any = object()
+
+
+def event(
+    version: int, public: dict[str, Any], *, table: Any = None, view: Any = _NO_VIEW
+) -> dict[str, Any]:
+    """One event of the log as its receiver may see it, with the table when it changed and
+    the receiver's view (``null`` before the game) when it is the last of its change."""
+    out: dict[str, Any] = {"type": "event", "version": version, "event": public}
+    if table is not None:
+        out["table"] = table
+    if view is not _NO_VIEW:
+        out["view"] = view
+    return out
+
+
 def view_json(view: SeatView) -> dict[str, Any]:
     """A seat's view (or the public view) as JSON: everything the receiver may know."""
     own = seat_json(view)
@@ -364,11 +412,17 @@ __all__ = [
     "ProtocolError",
     "Rematch",
     "Undo",
+    "ack",
     "clean",
     "dumps",
     "error",
+    "event",
     "is_text",
     "loads",
     "parse",
+    "pong",
+    "presence",
+    "resync",
+    "state",
     "view_json",
 ]

@@ -473,15 +473,8 @@ class Table(Records, Driver):
                 self.stand_in[seat] = False
                 self._changed.set()
         if since is not None and self.version - RESYNC_LIMIT <= since <= self.version:
-            client.send(
-                {
-                    "type": "resync",
-                    "version": self.version,
-                    "events": [json.loads(text) for text in self.log[since:]],
-                    "table": self.describe(),
-                    "view": self._view_of(seat),
-                }
-            )
+            events = [json.loads(text) for text in self.log[since:]]
+            client.send(protocol.resync(self.version, events, self.describe(), self._view_of(seat)))
         else:
             client.send(self.state_for(seat))
         self._send_presence()
@@ -514,15 +507,8 @@ class Table(Records, Driver):
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
         """The whole state as ``seat`` (``None``: a spectator) may see it."""
-        return {
-            "type": "state",
-            "protocol": protocol.VERSION,
-            "version": self.version,
-            "table": self.describe(),
-            "you": {"seat": seat},
-            "view": self._view_of(seat),
-            "chat": [json.loads(text) for text in self.chat],
-        }
+        chat = [json.loads(text) for text in self.chat]
+        return protocol.state(self.version, self.describe(), seat, self._view_of(seat), chat)
 
     async def stored_description(self) -> dict[str, Any]:
         """:meth:`describe` as stored: after any commit under way."""
@@ -579,9 +565,7 @@ class Table(Records, Driver):
         ]
 
     def _send_presence(self) -> None:
-        message = protocol.dumps(
-            {"type": "presence", "version": self.version, "seats": self._seats()}
-        )
+        message = protocol.dumps(protocol.presence(self.version, self._seats()))
         for client in self._all_clients():
             client.send(message)
 
@@ -637,7 +621,7 @@ class Table(Records, Driver):
                 )  # fmt: skip
                 return
             self._publish(events)
-            client.send({"type": "ack", "id": message.id, "version": events[0].version})
+            client.send(protocol.ack(message.id, events[0].version))
 
     @staticmethod
     def _acting(client: Client, message_id: str) -> tuple[int, str]:
@@ -655,9 +639,7 @@ class Table(Records, Driver):
         if so it is acknowledged again, with the version it made, and not applied twice."""
         if key not in self.applied:
             return False
-        client.send(
-            {"type": "ack", "id": message_id, "version": self.applied[key], "repeated": True}
-        )
+        client.send(protocol.ack(message_id, self.applied[key], repeated=True))
         return True
 
     def _apply(self, seat: int, action: str, key: str | None, by: str | None = None) -> list[Event]:
@@ -755,7 +737,7 @@ class Table(Records, Driver):
                 self._take_back(count)
                 await self._commit([event])
             self._publish([event])
-            client.send({"type": "ack", "id": message.id, "version": event.version})
+            client.send(protocol.ack(message.id, event.version))
 
     def _take_back(self, count: int) -> None:
         """Take back the last ``count`` actions of the deal in play: the game becomes the
@@ -834,7 +816,7 @@ class Table(Records, Driver):
                     events += self._apply(mover, card, None, by="claim")
                 await self._commit(events)
             self._publish(events)
-            client.send({"type": "ack", "id": message.id, "version": events[0].version})
+            client.send(protocol.ack(message.id, events[0].version))
 
     # ------------------------------------------------------------------ rematch
 
@@ -864,8 +846,7 @@ class Table(Records, Driver):
                 }  # fmt: skip
                 asyncio.get_running_loop().call_later(wait, lambda: self._later(self._lapse(until)))
             elif offer["status"] == "started":
-                client.send({"type": "ack", "id": message.id, "version": self.version,
-                             "repeated": True})  # fmt: skip
+                client.send(protocol.ack(message.id, self.version, repeated=True))
                 return
             elif message.accept:
                 offer = dict(offer, accepted=sorted({*offer["accepted"], seat}))
@@ -878,7 +859,7 @@ class Table(Records, Driver):
                 event = self._rematch_event(offer, key)
                 await self._commit([event])
             self._publish([event])
-            client.send({"type": "ack", "id": message.id, "version": event.version})
+            client.send(protocol.ack(message.id, event.version))
 
     def _later(self, work: Any) -> None:
         """Run the coroutine ``work`` as a task the table holds until it is done."""
@@ -1049,14 +1030,12 @@ class Table(Records, Driver):
         table = self.describe() if any(e.kind in TABLE_KINDS for e in events) else None
         last = len(events) - 1
         for i, event in enumerate(events):
-            base = {"type": "event", "version": event.version, "event": event.redact()}
+            redacted = event.redact()
             if i < last or (not game_changed and table is None):
-                frame = protocol.dumps(base)
+                frame = protocol.dumps(protocol.event(event.version, redacted))
                 for client in self._all_clients():
                     client.send(frame)
                 continue
-            if table is not None:
-                base["table"] = table
             public = self._view_of(None)
             for seat, clients in enumerate(self.clients):
                 if clients:
@@ -1064,11 +1043,13 @@ class Table(Records, Driver):
                     if public is not None and self.game is not None:
                         own = protocol.seat_json(self.game.view(seat))
                         view = {**public, **own, "undo": self._undoable(seat) > 0}
-                    frame = protocol.dumps({**base, "view": view})
+                    message = protocol.event(event.version, redacted, table=table, view=view)
+                    frame = protocol.dumps(message)
                     for client in clients:
                         client.send(frame)
             if self.watchers:
-                frame = protocol.dumps({**base, "view": public})
+                message = protocol.event(event.version, redacted, table=table, view=public)
+                frame = protocol.dumps(message)
                 for client in self.watchers:
                     client.send(frame)
         self._changed.set()
