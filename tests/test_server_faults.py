@@ -27,7 +27,7 @@ from backalley.server.bots import MOVE, REVIEW, BotPool
 from backalley.server.client import Seat, seat_bot
 from backalley.server.protocol import Act, ProtocolError
 from backalley.server.registry import Tables
-from backalley.server.settings import Settings
+from backalley.server.settings import Settings, TableError
 from backalley.server.store import Store, Write
 from backalley.server.tables import Table
 from server_support import (
@@ -232,6 +232,38 @@ def test_a_deals_review_is_asked_of_the_solver_once_however_many_ask(tmp_path: P
     reviews, answers = asyncio.run(scenario())
     assert reviews == 1
     assert all(answer == answers[0] for answer in answers)
+
+
+def test_a_new_review_may_be_refused_before_it_starts_and_a_kept_one_never_is(
+    tmp_path: Path,
+) -> None:
+    """The review route had no throttle: an address may now start so many reviews (solver
+    jobs) a minute; the refusal comes before any job starts, and a review already made is
+    served whatever the throttle says."""
+
+    def refuse() -> None:
+        raise TableError("too_many", "too many reviews")
+
+    async def scenario() -> tuple[int, int, dict[str, Any], dict[str, Any]]:
+        store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        _, table, people = await a_table_of_four(store)
+        pool = table.pool = CountingPool()
+        rng, n = random.Random(2), 0
+        while table.game is not None and len(table.game.deals) < 2:
+            await play_one(table, people, rng, n)
+            n += 1
+        with pytest.raises(TableError):
+            await table.review(0, refuse)
+        refused_jobs = pool.reviews
+        made = await table.review(0)
+        kept = await table.review(0, refuse)
+        table.stop()
+        store.close()
+        return refused_jobs, pool.reviews, made, kept
+
+    refused_jobs, jobs, made, kept = asyncio.run(scenario())
+    assert refused_jobs == 0 and jobs == 1
+    assert kept == made
 
 
 class SlowClaims(BotPool):

@@ -51,6 +51,8 @@ QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
 TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
 #: wrong invites, tokens and watch codes one address may send at once, then as many a minute
 GUESSES_PER_MINUTE = 30
+#: new deal reviews (solver jobs) one address may start at once, and then as many a minute
+REVIEWS_PER_MINUTE = 60
 BODY_WAIT = 10.0  #: seconds a request's body has to arrive
 #: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
 #: and no address (an invite holds a secret) is passed on to another site.
@@ -578,7 +580,17 @@ async def game_replay(request: Request) -> Response:
 
 async def deal_review(request: Request) -> Response:
     table = await _table(request)
-    return JSONResponse(await table.review(request.path_params["deal"]))
+
+    def may_start() -> None:  # a new review is a solver's job: so many a minute an address
+        wait = request.app.state.reviews.take(_address(request))
+        if wait:
+            raise TableError(
+                "too_many",
+                N_("too many reviews asked from this address: try again in {seconds} s"),
+                seconds=math.ceil(wait),
+            )
+
+    return JSONResponse(await table.review(request.path_params["deal"], may_start))
 
 
 def create_app(
@@ -588,6 +600,7 @@ def create_app(
     warm_up: bool = True,
     tables_per_minute: int = TABLES_PER_MINUTE,
     guesses_per_minute: int = GUESSES_PER_MINUTE,
+    reviews_per_minute: int = REVIEWS_PER_MINUTE,
     on_ready: Callable[[int], None] | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
@@ -603,6 +616,7 @@ def create_app(
         app.state.tables = tables
         app.state.quota = Quota(tables_per_minute / 60, tables_per_minute)
         app.state.guesses = Quota(guesses_per_minute / 60, guesses_per_minute)
+        app.state.reviews = Quota(reviews_per_minute / 60, reviews_per_minute)
         app.state.resumed = await tables.start()
         # What is alive now (modules, the resumed tables) lives as long as the server: out of
         # the garbage collector's full passes, which otherwise stall every table. Rarer

@@ -5,6 +5,7 @@ A part of :class:`~backalley.server.tables.Table`, kept apart to be read at once
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from backalley.cards import N_, format_cards
@@ -39,11 +40,14 @@ class Records:
         async with self.lock:
             return self._record(seat)
 
-    async def review(self, deal: int) -> dict[str, Any]:
+    async def review(
+        self, deal: int, may_start: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
         """The double-dummy review of deal ``deal``, once all of its cards are played (its
-        hands are then public: every card was shown); reviewed once and kept.
+        hands are then public: every card was shown); reviewed once and kept. Before a review
+        is started (not when it is kept or under way), ``may_start()`` may refuse it.
 
-        :raises TableError: no such deal, or one not over yet.
+        :raises TableError: no such deal, or one not over yet; or ``may_start``'s refusal.
         """
         async with self.lock:
             game = self.game
@@ -57,6 +61,8 @@ class Records:
                 raise TableError("deal_running", N_("deal {deal} is not over yet"), deal=deal)
             cached = self._reviews.get(deal)
             if cached is None:  # one review a deal, however many ask at once
+                if may_start is not None:
+                    may_start()
                 record = self._full_record()
                 record["deals"] = record["deals"][: deal + 1]
                 cached = self._reviews[deal] = asyncio.ensure_future(
