@@ -942,3 +942,63 @@ def test_a_bad_bid_is_refused_as_one_and_a_game_holds_at_most_60_deals(server: S
         assert answer["code"] == "illegal" and answer["rule"] == "B1", answer
         assert "card" not in answer["message"], answer["message"]
     assert card["rule"] == "B1" and "no card can be played" in card["message"]
+
+
+def test_a_restart_goes_on_with_the_grace_and_the_turn_timer_where_they_had_got_to(
+    tmp_path: Path,
+) -> None:
+    """A player gone 4 s of a 6 s grace, or 4 s into a 6 s turn timer, when the server is
+    killed: once it is back, the stand-in or the timer acts about 2 s later, not 6 (both
+    were started afresh at every restart)."""
+    url = database("sqlite", tmp_path)
+    server = Server.start(url)
+    try:
+        away, away_tokens = new_table(server.base, names=1, grace=6, hand_sizes=[2, 1])
+        for seat in (1, 2, 3):
+            seat_bot(server.base, away, seat, "easy")
+        slow, slow_tokens = new_table(server.base, turn_timer=6, hand_sizes=[1])
+
+        async def go_away() -> None:
+            async with Seat.connect(server.base, away["id"], token=away_tokens[0]) as me:
+                await me.until(lambda s: s.my_turn)
+            async with contextlib.AsyncExitStack() as stack:
+                for token in slow_tokens:
+                    seat = await stack.enter_async_context(
+                        Seat.connect(server.base, slow["id"], token=token)
+                    )
+                    await seat.until(lambda s: s.view is not None)
+
+        run(go_away())
+        time.sleep(4)
+        server.kill()
+        server = Server.start(url)
+        back = time.monotonic()
+
+        async def until_done_for(table: dict[str, Any], tokens: list[str], by: str) -> float:
+            async with contextlib.AsyncExitStack() as stack:
+                if by == "timer":  # everyone is back at once: no stand-in, only the timer
+                    for token in tokens:
+                        await stack.enter_async_context(
+                            Seat.connect(server.base, table["id"], token=token)
+                        )
+                watcher = await stack.enter_async_context(
+                    Seat.connect(server.base, table["id"], watch=table["watch"]["code"])
+                )
+                await watcher.until(
+                    lambda s: any(
+                        m["type"] == "event" and m["event"].get("by") == by for m in s.messages
+                    )
+                )
+            return time.monotonic() - back
+
+        async def both() -> tuple[float, float]:
+            return await asyncio.gather(  # type: ignore[return-value]
+                until_done_for(away, away_tokens, "stand_in"),
+                until_done_for(slow, slow_tokens, "timer"),
+            )
+
+        stood_in, timed = run(both())
+        assert stood_in < 4.5, stood_in  # about 2 s: the 6 s grace had 2 s to go
+        assert timed < 4.5, timed
+    finally:
+        server.stop()

@@ -16,7 +16,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +67,9 @@ seats = Table(
     Column("seat", Integer, primary_key=True, autoincrement=False),
     Column("invite_hash", LargeBinary, nullable=False),
     Column("token_hash", LargeBinary),  # set when a person takes the seat
+    # When the seat's person was last seen going (the wall clock), null while connected: so
+    # that a restart re-arms the stand-in's grace where it had got to.
+    Column("away_at", Float),
 )
 
 events = Table(
@@ -133,6 +136,9 @@ def open_engine(url: str) -> Engine:
     if "schema" not in {c["name"] for c in inspect(engine).get_columns("events")}:
         with engine.begin() as connection:  # a database from before events had a version
             connection.execute(text("ALTER TABLE events ADD COLUMN schema INTEGER"))
+    if "away_at" not in {c["name"] for c in inspect(engine).get_columns("seats")}:
+        with engine.begin() as connection:  # a database from before away times were kept
+            connection.execute(text("ALTER TABLE seats ADD COLUMN away_at FLOAT"))
     return engine
 
 
@@ -144,6 +150,7 @@ class StoredEvent:
     kind: str
     data: dict[str, Any]
     client_id: str | None
+    at: float = 0.0  #: when it was stored (the wall clock)
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,7 @@ class StoredTable:
     invite_hashes: list[bytes]
     token_hashes: list[bytes | None]
     events: list[StoredEvent]
+    away_at: list[float | None] = field(default_factory=list)  #: per seat, see ``seats``
 
 
 Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
@@ -220,6 +228,11 @@ class Store:
     def token(table_id: str, seat: int, token_hash: bytes | None) -> Write:
         """A seat's token hash, set when a person takes it."""
         return [("token", (table_id, seat, token_hash))]
+
+    @staticmethod
+    def away(table_id: str, seat: int, at: float | None) -> Write:
+        """When ``seat``'s person went (the wall clock), or ``None``: back."""
+        return [("away", (table_id, seat, at))]
 
     @staticmethod
     def status(table_id: str, status: str, summary: dict[str, Any] | None = None) -> Write:
@@ -329,6 +342,7 @@ class Store:
             invite_hashes=[s.invite_hash for s in seat_rows],
             token_hashes=[s.token_hash for s in seat_rows],
             events=list(_events(log)),
+            away_at=[s.away_at for s in seat_rows],
         )
 
 
@@ -340,7 +354,7 @@ def _events(rows: Any) -> Iterator[StoredEvent]:
                 f"event {row.seq} is stored in form {schema}; this server reads up to "
                 f"{EVENT_SCHEMA}: a newer server wrote it"
             )
-        yield StoredEvent(row.seq, row.kind, json.loads(row.data), row.client_id)
+        yield StoredEvent(row.seq, row.kind, json.loads(row.data), row.client_id, row.at)
 
 
 def _run(connection: Connection, rows: Write) -> None:
@@ -355,6 +369,13 @@ def _run(connection: Connection, rows: Write) -> None:
                 update(seats)
                 .where(seats.c.table_id == table_id, seats.c.seat == seat)
                 .values(token_hash=token_hash)
+            )
+        elif operation == "away":
+            table_id, seat, at = arguments
+            connection.execute(
+                update(seats)
+                .where(seats.c.table_id == table_id, seats.c.seat == seat)
+                .values(away_at=at)
             )
         elif operation == "status":
             table_id, status, summary = arguments

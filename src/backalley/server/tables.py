@@ -142,6 +142,7 @@ class Table(Records, Driver):
         self._driver: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
         self.recovering = False  #: a write failed: catching up with the store, no changes
+        self._away_at: list[float | None] = [None] * n  #: as stored: when each seat's person went
 
     # ------------------------------------------------------------------ creating, loading
 
@@ -212,6 +213,11 @@ class Table(Records, Driver):
             table._replay(Event(row.seq, EventKind(row.kind), row.data, row.client_id))
         table.status = stored.status
         table._finish_stored = stored.status == "finished"
+        table._away_at = list(stored.away_at) or [None] * len(table.names)
+        # The turn timer goes on from the last change of the game, as stored.
+        changed = [row.at for row in stored.events if row.kind in GAME_KINDS]
+        if changed:
+            table.turn_started = time.monotonic() - max(0.0, time.time() - changed[-1])
         return table
 
     def _replay(self, event: Event) -> None:
@@ -254,8 +260,8 @@ class Table(Records, Driver):
                     if events:
                         await self._commit(events)
                 self._publish(events)
-            for seat in self._people():  # nobody is connected yet
-                self._away(seat)
+            for seat in self._people():  # nobody is connected yet: away since they went
+                self._away(seat, self._away_at[seat])
         self.start_driver()
 
     def start_driver(self) -> None:
@@ -472,6 +478,8 @@ class Table(Records, Driver):
                 self.away_since[seat] = None
                 self.stand_in[seat] = False
                 self._changed.set()
+            if self._away_at[seat] is not None:
+                self._note_away(seat, None)
         if since is not None and self.version - RESYNC_LIMIT <= since <= self.version:
             events = [json.loads(text) for text in self.log[since:]]
             client.send(protocol.resync(self.version, events, self.describe(), self._view_of(seat)))
@@ -491,11 +499,30 @@ class Table(Records, Driver):
             self._away(seat)
         self._send_presence()
 
-    def _away(self, seat: int) -> None:
-        """``seat``'s player is not connected: a bot stands in after the grace period (on the
-        monotonic clock: a wall clock stepped back once meant no bot ever stood in)."""
-        self.away_since[seat] = time.monotonic()
-        asyncio.get_running_loop().call_later(self.settings.grace, self._check_away, seat)
+    def _away(self, seat: int, went: float | None = None) -> None:
+        """``seat``'s player is not connected: a bot stands in after the grace period, timed
+        on the monotonic clock (a wall clock stepped back once meant no bot ever stood in).
+        The wall-clock time they went is stored, so that after a restart (``went``) the
+        grace goes on from where it had got to."""
+        elapsed = 0.0 if went is None else min(max(0.0, time.time() - went), self.settings.grace)
+        self.away_since[seat] = time.monotonic() - elapsed
+        if went is None:
+            self._note_away(seat, time.time())
+        wait = self.settings.grace - elapsed
+        asyncio.get_running_loop().call_later(wait, self._check_away, seat)
+
+    def _note_away(self, seat: int, at: float | None) -> None:
+        """Store when ``seat``'s person went (``None``: came back): presence, not the log, so
+        outside any change; a write that fails costs only a full grace after a restart."""
+        self._away_at[seat] = at
+
+        async def store() -> None:
+            try:
+                await self.store.write(Store.away(self.id, seat, at))
+            except Exception as error:  # the store failing: said, and nothing else depends on it
+                log.warning("table %s: seat %d's presence not stored: %s", self.id, seat, error)
+
+        self._later(store())
 
     def _check_away(self, seat: int) -> None:
         since = self.away_since[seat]
