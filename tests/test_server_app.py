@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from backalley.server.app import QUEUE, Connection
+from backalley.server.sockets import QUEUE, Connection
 from backalley.server.protocol import CLOSE_SLOW
 
 

@@ -1,5 +1,6 @@
-"""The server's routes: the HTTP API and the WebSocket of each table. No game logic lives here:
-requests are checked and handed to a :class:`~backalley.server.tables.Table`.
+"""The server's routes: the HTTP API, the page, and each table's WebSocket (served by
+:mod:`~backalley.server.sockets`). No game logic lives here: requests are checked and handed
+to a :class:`~backalley.server.tables.Table`.
 
 Every route, message and close code is documented in docs/protocol.md.
 """
@@ -14,8 +15,6 @@ import json
 import logging
 import math
 import re
-import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
-from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from backalley.bots import BOT_NAMES, LEVELS
 from backalley.cards import N_
@@ -33,26 +31,23 @@ from backalley.i18n import LANGUAGES, explain_in, translator
 from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game_length
 from backalley.server import protocol
 from backalley.server.bots import BotPool
-from backalley.server.protocol import ProtocolError
+from backalley.server.limits import (
+    GUESSES_PER_MINUTE,
+    REVIEWS_PER_MINUTE,
+    TABLES_PER_MINUTE,
+    Quota,
+    address_of,
+    may_guess,
+    wrong_guess,
+)
 from backalley.server.registry import Tables
 from backalley.server.settings import Settings, TableError
+from backalley.server.sockets import NOT_STORED, table_socket
 from backalley.server.store import Store, StoreError
 from backalley.server.tables import Table
 
 log = logging.getLogger("backalley.server")
 
-HELLO_WAIT = 10.0  #: seconds a new connection has to say hello
-RATE = 50.0  #: messages a second a connection may send, on average …
-BURST = 100  #: … with bursts of this many
-CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
-FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close the connection
-FLOOD_WINDOW = 10.0
-QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
-TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
-#: wrong invites, tokens and watch codes one address may send at once, then as many a minute
-GUESSES_PER_MINUTE = 30
-#: new deal reviews (solver jobs) one address may start at once, and then as many a minute
-REVIEWS_PER_MINUTE = 60
 BODY_WAIT = 10.0  #: seconds a request's body has to arrive
 #: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
 #: and no address (an invite holds a secret) is passed on to another site.
@@ -74,232 +69,6 @@ _STATUS = {
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
     "recovering": 503, "not_stored": 503,
 }  # fmt: skip
-NOT_STORED = N_("the server could not store this just now: send it again, with the same id")
-
-
-class Bucket:
-    """A token bucket: ``rate`` a second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = float(burst)
-        self.at = time.monotonic()
-
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
-
-
-class Quota:
-    """A token bucket per client address, for the HTTP requests that make something: a
-    bucket full again is forgotten, so the map holds only the addresses now busy."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self.buckets: dict[str, Bucket] = {}
-
-    def take(self, address: str) -> float:
-        """Take one for ``address``: 0 if it may go ahead, else the seconds until it may."""
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            bucket = self.buckets[address] = Bucket(self.rate, self.burst)
-        if bucket.take():
-            if len(self.buckets) > 1000:
-                self._forget_full()
-            return 0.0
-        return (1 - bucket.tokens) / self.rate
-
-    def wait(self, address: str) -> float:
-        """The seconds until ``address`` may take one (0: now), without taking it."""
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            return 0.0
-        tokens = min(bucket.burst, bucket.tokens + (time.monotonic() - bucket.at) * bucket.rate)
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
-
-    def _forget_full(self) -> None:
-        now = time.monotonic()
-        for address, bucket in list(self.buckets.items()):
-            if bucket.tokens + (now - bucket.at) * bucket.rate >= bucket.burst:
-                del self.buckets[address]
-
-
-class Connection:
-    """One WebSocket at a table: its seat (``None``: a spectator), its language, and a queue
-    of frames so that a slow reader never holds up the table."""
-
-    def __init__(self, socket: WebSocket, seat: int | None, lang: str | None) -> None:
-        self.socket = socket
-        self.seat = seat
-        self.catalog = translator(lang)
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()  # held to QUEUE by send()
-        self.closing: int | None = None
-        self.sender = asyncio.create_task(self._send_loop())
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        if self.closing is not None:
-            return
-        if self.queue.qsize() >= QUEUE:  # too slow a reader: dropped, and told why by the code
-            self.closing = protocol.CLOSE_SLOW
-            self.sender.cancel()
-            self._closer = asyncio.ensure_future(self._close_now(protocol.CLOSE_SLOW))
-            return
-        self.queue.put_nowait(message if isinstance(message, str) else protocol.dumps(message))
-
-    def close(self, code: int) -> None:
-        """Close with ``code`` once the frames already queued are sent."""
-        if self.closing is None:
-            self.closing = code
-            self.queue.put_nowait(None)
-
-    async def _close_now(self, code: int) -> None:
-        with contextlib.suppress(Exception):
-            await self.socket.close(code)
-
-    async def _send_loop(self) -> None:
-        try:
-            while True:
-                frame = await self.queue.get()
-                if frame is None:
-                    await self.socket.close(self.closing or 1000)
-                    return
-                await self.socket.send_text(frame)
-        except Exception:  # the socket is gone: the reader sees it too
-            return
-
-
-def _error(error: ProtocolError, catalog: Any) -> dict[str, Any]:
-    return protocol.error(error.code, explain_in(error, catalog), error=error)
-
-
-async def table_socket(socket: WebSocket) -> None:
-    """A table's WebSocket: ``hello`` first, then actions, claims and chat (docs/protocol.md)."""
-    await socket.accept()
-    tables: Tables = socket.app.state.tables
-    table = await tables.get(socket.path_params["table_id"])
-    if table is None:
-        await socket.close(protocol.CLOSE_NO_TABLE, "no such table")
-        return
-    try:
-        frame = await asyncio.wait_for(socket.receive_text(), HELLO_WAIT)
-        refusal = protocol.too_large(frame)
-        if refusal is not None:
-            raise refusal
-        hello = protocol.parse(frame)
-    except (TimeoutError, ProtocolError, WebSocketDisconnect, KeyError, RuntimeError):
-        with contextlib.suppress(Exception):
-            await socket.close(protocol.CLOSE_POLICY, "say hello first")
-        return
-    if not isinstance(hello, protocol.Hello):
-        await socket.close(protocol.CLOSE_POLICY, "say hello first")
-        return
-    try:
-        _may_guess(socket)
-    except TableError:
-        await socket.close(protocol.CLOSE_GUESSING, "too many wrong tokens: wait a minute")
-        return
-    seat = table.seat_of(hello.token) if hello.token is not None else None
-    if (hello.token is not None and seat is None) or (
-        hello.token is None and not table.may_watch(hello.watch)
-    ):
-        _wrong_guess(socket)
-        await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")
-        return
-    connection = Connection(socket, seat, hello.lang)
-    await table.join(connection, hello.since)
-    try:
-        await _serve(socket, table, connection)
-    finally:
-        table.leave(connection)
-        connection.close(1000)
-        with contextlib.suppress(Exception):  # let the last frames and the close code out
-            await asyncio.wait_for(connection.sender, 5)
-
-
-async def _serve(socket: WebSocket, table: Table, connection: Connection) -> None:
-    bucket, chat = Bucket(RATE, BURST), Bucket(CHAT_RATE, CHAT_BURST)
-    refused: deque[float] = deque()  # when frames were dropped for the rate, lately
-    while connection.closing is None:
-        received = await socket.receive()
-        if received["type"] == "websocket.disconnect":
-            return
-        frame = received.get("text")
-        if frame is None:
-            frame = received.get("bytes") or b""
-        error = protocol.too_large(frame)
-        if error is not None:
-            connection.send(_error(error, connection.catalog))
-            connection.close(protocol.CLOSE_TOO_BIG)
-            return
-        if not bucket.take():
-            now = time.monotonic()
-            refused.append(now)
-            while refused[0] < now - FLOOD_WINDOW:
-                refused.popleft()
-            if len(refused) >= FLOOD:
-                connection.close(protocol.CLOSE_POLICY)
-                return
-            if len(refused) == 1 or len(refused) % 10 == 0:
-                error = ProtocolError(
-                    "rate_limited",
-                    N_("too many messages: at most {rate} a second; this one was dropped"),
-                    rate=int(RATE),
-                )
-                connection.send(_error(error, connection.catalog))
-            continue
-        try:
-            message = protocol.parse(frame)
-            if isinstance(message, protocol.Act):
-                await table.act(connection, message)
-            elif isinstance(message, protocol.Claim):
-                await table.claim(connection, message)
-            elif isinstance(message, protocol.Undo):
-                await table.undo(connection, message)
-            elif isinstance(message, protocol.Rematch):
-                await table.offer_rematch(connection, message)
-            elif isinstance(message, protocol.Chat):
-                if not chat.take():
-                    raise ProtocolError("rate_limited", N_("too many chat messages: wait a moment"))
-                await table.say(connection, message.text)
-            elif isinstance(message, protocol.Ping):
-                connection.send(protocol.pong(table.version))
-            else:
-                raise ProtocolError("hello_again", N_("hello is only the first message"))
-        except Exception as failure:
-            connection.send(_answer_failure(table, frame, failure, connection.catalog))
-
-
-def _answer_failure(table: Table, frame: str | bytes, error: Exception, catalog: Any) -> Any:
-    """The error answering a message that failed, with the message's id when it had one (so
-    that the client knows which one to send again): a refusal as it is; a write the store
-    did not take as ``not_stored``, logged in a line; anything else logged in full."""
-    if isinstance(error, StoreError):
-        log.warning("table %s: a message was not stored: %s", table.id, error)
-        error = ProtocolError("not_stored", NOT_STORED)
-    if isinstance(error, ProtocolError):  # a TableError too
-        reply = _error(error, catalog)
-    else:
-        log.exception("table %s: a message failed", table.id, exc_info=error)
-        text = catalog.gettext(N_("the server could not handle this message"))
-        reply = protocol.error("server_error", text)
-    if isinstance(message_id := _id_of(frame), str):
-        reply["id"] = message_id
-    return reply
-
-
-def _id_of(frame: str | bytes) -> str | None:
-    """The client id a refused message carried, if it is one the server could have taken (an
-    id it cannot send back, a lone surrogate, is not echoed)."""
-    with contextlib.suppress(Exception):
-        value = protocol.loads(frame).get("id")
-        if isinstance(value, int) or (isinstance(value, str) and protocol.is_text(value)):
-            return str(value)[:40]
-    return None
 
 
 # ---------------------------------------------------------------------- HTTP
@@ -347,33 +116,6 @@ def _catalog(request: Request) -> Any:
     return translator("en")
 
 
-def _address(connection: Request | WebSocket) -> str:
-    return connection.client.host if connection.client else ""
-
-
-def _may_guess(connection: Request | WebSocket) -> None:
-    """Refuse a credential from an address that has sent too many wrong ones lately (each
-    wrong one is counted by :func:`_wrong_guess`): the check comes before the credential's,
-    so that a right guess is not let through by a limit that is checked after it.
-
-    :raises TableError: ``too_many_guesses``.
-    """
-    wait = connection.app.state.guesses.wait(_address(connection))
-    if wait:
-        raise TableError(
-            "too_many_guesses",
-            N_(
-                "too many wrong invites, tokens or codes from this address: "
-                "try again in {seconds} s"
-            ),
-            seconds=math.ceil(wait),
-        )
-
-
-def _wrong_guess(connection: Request | WebSocket) -> None:
-    connection.app.state.guesses.take(_address(connection))
-
-
 def _bearer(request: Request) -> str | None:
     header = request.headers.get("authorization", "")
     return header[7:].strip() if header.lower().startswith("bearer ") else None
@@ -390,7 +132,7 @@ async def _table(request: Request) -> Table:
 async def _refusals(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TableError)
     if exc.code == "forbidden":
-        _wrong_guess(request)
+        wrong_guess(request)
     body = protocol.error(exc.code, explain_in(exc, _catalog(request)), error=exc)
     response = JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
     if exc.code in ("too_many", "too_many_guesses"):
@@ -458,7 +200,7 @@ async def show_table(request: Request) -> Response:
 
 
 async def take_seat(request: Request) -> Response:
-    _may_guess(request)
+    may_guess(request)
     table = await _table(request)
     data = await _body(request)
     seat = request.path_params["seat"]
@@ -481,14 +223,14 @@ async def take_free_seat(request: Request) -> Response:
 
 
 async def leave_table(request: Request) -> Response:
-    _may_guess(request)
+    may_guess(request)
     table = await _table(request)
     await table.leave_seat(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
 
 
 async def end_table(request: Request) -> Response:
-    _may_guess(request)
+    may_guess(request)
     table = await _table(request)
     await table.end(_bearer(request))
     return JSONResponse({"table": await table.stored_description()})
@@ -499,7 +241,7 @@ async def lobby(request: Request) -> Response:
 
 
 async def seat_bot(request: Request) -> Response:
-    _may_guess(request)
+    may_guess(request)
     table = await _table(request)
     data = await _body(request)
     level = data.get("level", table.settings.level)
@@ -510,7 +252,7 @@ async def seat_bot(request: Request) -> Response:
 async def table_record(request: Request) -> Response:
     token = _bearer(request)
     if token:
-        _may_guess(request)
+        may_guess(request)
     table = await _table(request)
     seat = table.seat_of(token) if token else None
     if token and seat is None and not table.is_host(token):
@@ -582,7 +324,7 @@ async def deal_review(request: Request) -> Response:
     table = await _table(request)
 
     def may_start() -> None:  # a new review is a solver's job: so many a minute an address
-        wait = request.app.state.reviews.take(_address(request))
+        wait = request.app.state.reviews.take(address_of(request))
         if wait:
             raise TableError(
                 "too_many",

@@ -1,0 +1,114 @@
+"""What one client address may do so often: token buckets per address, for new tables,
+wrong credentials and new reviews (docs/protocol.md, limits)."""
+
+from __future__ import annotations
+
+import math
+import time
+
+from starlette.requests import Request
+from starlette.websockets import WebSocket
+
+from backalley.cards import N_
+from backalley.server.settings import TableError
+
+TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
+
+
+#: wrong invites, tokens and watch codes one address may send at once, then as many a minute
+GUESSES_PER_MINUTE = 30
+
+
+#: new deal reviews (solver jobs) one address may start at once, and then as many a minute
+REVIEWS_PER_MINUTE = 60
+
+
+class Bucket:
+    """A token bucket: ``rate`` a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = float(burst)
+        self.at = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class Quota:
+    """A token bucket per client address, for the HTTP requests that make something: a
+    bucket full again is forgotten, so the map holds only the addresses now busy."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.buckets: dict[str, Bucket] = {}
+
+    def take(self, address: str) -> float:
+        """Take one for ``address``: 0 if it may go ahead, else the seconds until it may."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            bucket = self.buckets[address] = Bucket(self.rate, self.burst)
+        if bucket.take():
+            if len(self.buckets) > 1000:
+                self._forget_full()
+            return 0.0
+        return (1 - bucket.tokens) / self.rate
+
+    def wait(self, address: str) -> float:
+        """The seconds until ``address`` may take one (0: now), without taking it."""
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            return 0.0
+        tokens = min(bucket.burst, bucket.tokens + (time.monotonic() - bucket.at) * bucket.rate)
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
+    def _forget_full(self) -> None:
+        now = time.monotonic()
+        for address, bucket in list(self.buckets.items()):
+            if bucket.tokens + (now - bucket.at) * bucket.rate >= bucket.burst:
+                del self.buckets[address]
+
+
+def address_of(connection: Request | WebSocket) -> str:
+    return connection.client.host if connection.client else ""
+
+
+def may_guess(connection: Request | WebSocket) -> None:
+    """Refuse a credential from an address that has sent too many wrong ones lately (each
+    wrong one is counted by :func:`wrong_guess`): the check comes before the credential's,
+    so that a right guess is not let through by a limit that is checked after it.
+
+    :raises TableError: ``too_many_guesses``.
+    """
+    wait = connection.app.state.guesses.wait(address_of(connection))
+    if wait:
+        raise TableError(
+            "too_many_guesses",
+            N_(
+                "too many wrong invites, tokens or codes from this address: "
+                "try again in {seconds} s"
+            ),
+            seconds=math.ceil(wait),
+        )
+
+
+def wrong_guess(connection: Request | WebSocket) -> None:
+    connection.app.state.guesses.take(address_of(connection))
+
+
+__all__ = [
+    "GUESSES_PER_MINUTE",
+    "REVIEWS_PER_MINUTE",
+    "TABLES_PER_MINUTE",
+    "Bucket",
+    "Quota",
+    "address_of",
+    "may_guess",
+    "wrong_guess",
+]
