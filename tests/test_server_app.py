@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from backalley.server.sockets import QUEUE, Connection
 from backalley.server.protocol import CLOSE_SLOW
+from backalley.server.sockets import QUEUE, Connection
 
 
 class StuckSocket:

@@ -212,17 +212,23 @@ class CountingPool(BotPool):
         return {"deal": deal, "reviewed": True}
 
 
+async def past_the_first_deal(store: Store) -> tuple[Table, CountingPool]:
+    """A table of four people whose first deal is over, reviews asked of a counting pool."""
+    _, table, people = await a_table_of_four(store)
+    pool = table.pool = CountingPool()
+    rng, n = random.Random(2), 0
+    while table.game is not None and len(table.game.deals) < 2:
+        await play_one(table, people, rng, n)
+        n += 1
+    return table, pool
+
+
 def test_a_deals_review_is_asked_of_the_solver_once_however_many_ask(tmp_path: Path) -> None:
     """Four browsers at a deal's end started four solver jobs for one deal."""
 
     async def scenario() -> tuple[int, list[dict[str, Any]]]:
         store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
-        _, table, people = await a_table_of_four(store)
-        pool = table.pool = CountingPool()
-        rng, n = random.Random(2), 0
-        while table.game is not None and len(table.game.deals) < 2:
-            await play_one(table, people, rng, n)
-            n += 1
+        table, pool = await past_the_first_deal(store)
         answers = await asyncio.gather(*(table.review(0) for _ in range(4)))
         again = await table.review(0)
         table.stop()
@@ -246,12 +252,7 @@ def test_a_new_review_may_be_refused_before_it_starts_and_a_kept_one_never_is(
 
     async def scenario() -> tuple[int, int, dict[str, Any], dict[str, Any]]:
         store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
-        _, table, people = await a_table_of_four(store)
-        pool = table.pool = CountingPool()
-        rng, n = random.Random(2), 0
-        while table.game is not None and len(table.game.deals) < 2:
-            await play_one(table, people, rng, n)
-            n += 1
+        table, pool = await past_the_first_deal(store)
         with pytest.raises(TableError):
             await table.review(0, refuse)
         refused_jobs = pool.reviews
