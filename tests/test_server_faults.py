@@ -432,7 +432,7 @@ def an_acked_game(
     server: Server, people: int = 2, **settings: Any
 ) -> tuple[dict[str, Any], list[str]]:
     """A table of ``people`` people and bots (level easy) in the other seats."""
-    settings.setdefault("hand_sizes", [3, 2, 1])
+    settings.setdefault("hand_sizes", [3, 3, 2, 2, 1])
     table, tokens = new_table(server.base, names=people, **settings)
     for seat in range(people, len(table["invites"])):
         seat_bot(server.base, table, seat, "easy")
@@ -442,7 +442,9 @@ def an_acked_game(
 Acks = dict[str, tuple[int, int, str]]  # "seat:id" → (version, seat, action)
 
 
-async def play_through(seat: Seat, rng: random.Random, acks: Acks, refused: Counter[str]) -> None:
+async def play_through(
+    seat: Seat, rng: random.Random, acks: Acks, refused: Counter[str], pause: float = 0.05
+) -> None:
     """Play random legal actions until the game is over; an action the server could not
     store is sent again, with the same client id, until it is acknowledged (as the page
     does)."""
@@ -450,6 +452,7 @@ async def play_through(seat: Seat, rng: random.Random, acks: Acks, refused: Coun
         await seat.until(lambda s: s.view is not None and (s.my_turn or s.over))
         if seat.over:
             return
+        await asyncio.sleep(pause)  # a person's pace, so that the fault comes mid-game
         action, id = rng.choice(seat.view["legal"]), seat._new_id()  # type: ignore[index]
         while True:
             answer = await seat.reply(await seat.act(action, id))
@@ -466,7 +469,7 @@ async def play_with_a_fault(
     table: dict[str, Any],
     tokens: list[str],
     fault: Any,
-    after: int = 6,
+    after: int = 3,
 ) -> tuple[Acks, Counter[str]]:
     """Play the game at ``table`` to its end, calling ``fault()`` (a coroutine function)
     once ``after`` actions have been acknowledged; the acknowledgements and refusals."""

@@ -39,6 +39,15 @@ TABLE_KINDS = frozenset(
 )  # fmt: skip
 
 
+def seen_of_deal(deal: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (``None``: a spectator) may see of a deal as dealt (its dealer, hands
+    and stock, in the record's spelling) while its game is under way: its own hand, no
+    other, no stock. The one rule of what stays hidden, for the events a table sends and the
+    records it gives out alike."""
+    hands = [hand if s == seat else None for s, hand in enumerate(deal["hands"])]
+    return {"dealer": deal["dealer"], "hands": hands, "stock": None}
+
+
 @dataclass
 class Event:
     """One entry of a table's log, as stored; :meth:`redact` is what clients are sent."""
@@ -49,11 +58,15 @@ class Event:
     client_id: str | None = None
 
     def redact(self, seat: int | None = None) -> dict[str, Any]:
-        """The event as ``seat`` may see it (``None``: a spectator), for broadcasts and
-        resyncs alike: a deal without its cards (each seat's hand reaches it in its view),
-        anything else as it is."""
+        """The event as ``seat`` may see it (``None``: anyone, as broadcasts and resyncs
+        send it): a deal with only what :func:`seen_of_deal` leaves (for ``None``, no card:
+        each seat's hand reaches it in its view), anything else as it is."""
         if self.kind == EventKind.DEAL:
-            return {"kind": "deal", "deal": self.data["deal"], "dealer": self.data["dealer"]}
+            seen = seen_of_deal(self.data, seat)
+            out = {"kind": "deal", "deal": self.data["deal"], "dealer": seen["dealer"]}
+            if seat is not None:
+                out["hand"] = seen["hands"][seat]
+            return out
         return {"kind": self.kind.value, **self.data}
 
     def text(self) -> str:
@@ -61,4 +74,4 @@ class Event:
         return protocol.dumps({"version": self.version, **self.redact()})
 
 
-__all__ = ["GAME_KINDS", "TABLE_KINDS", "Event", "EventKind"]
+__all__ = ["GAME_KINDS", "TABLE_KINDS", "Event", "EventKind", "seen_of_deal"]

@@ -14,6 +14,7 @@ from backalley.record import write_record
 from backalley.rules import Phase, Ruleset
 from backalley.server import protocol
 from backalley.server.bots import BotPool
+from backalley.server.events import seen_of_deal
 from backalley.server.settings import TableError
 
 
@@ -150,8 +151,7 @@ class Records:
         if self.status == "finished":
             return record
         for deal in record["deals"]:
-            deal["hands"] = [h if s == seat else None for s, h in enumerate(deal["hands"])]
-            deal["stock"] = None
+            deal.update(seen_of_deal(deal, seat))
         return record
 
 
