@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
-from backalley.server.client import Seat, create_table, take_seat
+from backalley.server.client import Seat, create_table, seat_bot, take_seat
 from backalley.server.client import request as http
 
 POSTGRES = os.environ.get("BACKALLEY_TEST_POSTGRES")
@@ -182,14 +182,19 @@ def run(coroutine: Any) -> Any:
 
 
 def new_table(
-    base: str, names: int | None = None, **settings: Any
+    base: str, names: int | None = None, bots: str | None = None, **settings: Any
 ) -> tuple[dict[str, Any], list[str]]:
-    """A table with its seats taken by people P0, P1, … (the first ``names`` seats)."""
+    """A table with its seats taken by people P0, P1, … (the first ``names`` seats), and the
+    others by bots of level ``bots`` if given."""
     settings.setdefault("hand_sizes", [3, 2, 1])
     settings.setdefault("pace", 0)
     table = create_table(base, settings)
     seats = len(table["invites"]) if names is None else names
-    return table, [take_seat(base, table, s, f"P{s}") for s in range(seats)]
+    tokens = [take_seat(base, table, s, f"P{s}") for s in range(seats)]
+    if bots is not None:
+        for seat in range(seats, len(table["invites"])):
+            seat_bot(base, table, seat, bots)
+    return table, tokens
 
 
 async def play_randomly(seat: Seat, rng: random.Random, stop: int | None = None) -> None:

@@ -522,9 +522,7 @@ def test_no_message_holds_a_card_its_receiver_may_not_see_over_50_games(server: 
 
 
 def test_a_bot_stands_in_for_a_player_gone_past_the_grace_period(server: Server) -> None:
-    table, tokens = new_table(server.base, names=1, grace=0.5, hand_sizes=[2, 1])
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, tokens = new_table(server.base, names=1, bots="easy", grace=0.5, hand_sizes=[2, 1])
 
     async def scenario() -> tuple[dict[str, Any], Seat]:
         async with Seat.connect(server.base, table["id"], watch=table["watch"]["code"]) as watcher:
@@ -650,9 +648,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
     url = database(backend, tmp_path, request)
     server = Server.start(url)
     people, people_tokens = new_table(server.base, hand_sizes=[5, 4])
-    bots, bot_tokens = new_table(server.base, names=1, hand_sizes=[5, 4], level="easy")
-    for seat in (1, 2, 3):
-        seat_bot(server.base, bots, seat, "easy")
+    bots, bot_tokens = new_table(server.base, names=1, bots="easy", hand_sizes=[5, 4], level="easy")
     people_version = run(_act_until(server.base, people, people_tokens, 7, seed=1))
     run(_act_until(server.base, bots, bot_tokens, 2, seed=2))
     before = {t["id"]: http(server.base, "GET", f"/api/tables/{t['id']}/record", token=tok)[1]
@@ -953,9 +949,7 @@ def test_a_restart_goes_on_with_the_grace_and_the_turn_timer_where_they_had_got_
     url = database("sqlite", tmp_path)
     server = Server.start(url)
     try:
-        away, away_tokens = new_table(server.base, names=1, grace=6, hand_sizes=[2, 1])
-        for seat in (1, 2, 3):
-            seat_bot(server.base, away, seat, "easy")
+        away, away_tokens = new_table(server.base, names=1, bots="easy", grace=6, hand_sizes=[2, 1])
         slow, slow_tokens = new_table(server.base, turn_timer=6, hand_sizes=[1])
 
         async def go_away() -> None:

@@ -24,7 +24,7 @@ from sqlalchemy import create_engine, text
 from backalley.i18n import translator
 from backalley.record import verify
 from backalley.server.bots import MOVE, REVIEW, BotPool
-from backalley.server.client import Seat, seat_bot
+from backalley.server.client import Seat
 from backalley.server.protocol import Act, ProtocolError
 from backalley.server.registry import Tables
 from backalley.server.settings import Settings, TableError
@@ -433,10 +433,7 @@ def an_acked_game(
 ) -> tuple[dict[str, Any], list[str]]:
     """A table of ``people`` people and bots (level easy) in the other seats."""
     settings.setdefault("hand_sizes", [3, 3, 2, 2, 1])
-    table, tokens = new_table(server.base, names=people, **settings)
-    for seat in range(people, len(table["invites"])):
-        seat_bot(server.base, table, seat, "easy")
-    return table, tokens
+    return new_table(server.base, names=people, bots="easy", **settings)
 
 
 Acks = dict[str, tuple[int, int, str]]  # "seat:id" → (version, seat, action)

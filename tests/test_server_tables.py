@@ -51,9 +51,7 @@ def trick_winners(record: dict[str, Any]) -> list[int]:
 
 
 def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> None:
-    table, tokens = new_table(server.base, names=1, level="easy")
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, tokens = new_table(server.base, names=1, bots="easy", level="easy")
 
     async def scenario() -> Seat:
         async with Seat.connect(server.base, table["id"], token=tokens[0]) as me:
@@ -71,9 +69,7 @@ def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> No
 
 
 def test_bots_are_named_for_their_level_and_no_two_alike(server: Server) -> None:
-    table, _ = new_table(server.base, names=1)
-    for seat in (1, 2, 3):
-        seat_bot(server.base, table, seat, "hard")
+    table, _ = new_table(server.base, names=1, bots="hard")
     _, described = http(server.base, "GET", f"/api/tables/{table['id']}")
     names = [s["name"] for s in described["seats"]]
     assert names == ["P0", "Vera", "Hugo", "Iris"]
@@ -118,9 +114,7 @@ def test_a_public_table_waits_in_the_lobby_and_is_joined_from_it(server: Server)
 def test_a_player_who_leaves_is_replaced_by_a_bot_and_the_record_says_when(
     server: Server,
 ) -> None:
-    table, tokens = new_table(server.base, names=2, level="easy", hand_sizes=[2, 1])
-    for seat in (2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, tokens = new_table(server.base, names=2, bots="easy", level="easy", hand_sizes=[2, 1])
 
     async def scenario() -> tuple[Seat, int]:
         async with (
@@ -277,9 +271,9 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
 ) -> None:
     server = Server.start(database("sqlite", tmp_path))
     try:
-        table, tokens = new_table(server.base, names=1, level="easy", pace=1.5, hand_sizes=[3, 3])
-        for seat in (1, 2, 3):
-            seat_bot(server.base, table, seat, "easy")
+        table, tokens = new_table(
+            server.base, names=1, bots="easy", level="easy", pace=1.5, hand_sizes=[3, 3]
+        )
         rng = random.Random(7)
 
         def moves_after(seat: Seat, version: int) -> list[dict[str, Any]]:
@@ -337,9 +331,7 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
 
 
 def test_nothing_can_be_taken_back_at_a_table_with_another_person(server: Server) -> None:
-    table, tokens = new_table(server.base, names=2, level="easy", pace=2)
-    for seat in (2, 3):
-        seat_bot(server.base, table, seat, "easy")
+    table, tokens = new_table(server.base, names=2, bots="easy", level="easy", pace=2)
 
     async def scenario() -> tuple[bool, dict[str, Any]]:
         async with (

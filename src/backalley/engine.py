@@ -1238,11 +1238,19 @@ def _summary(deal: Deal) -> DealSummary:
     )
 
 
-def is_bid_text(text: str) -> bool:
-    """Whether ``text`` is spelt as a bid (B1) — else it is read as a card (C2)."""
+def is_bid_text(text: str, bidding: bool = False) -> bool:
+    """Whether ``text`` is spelt as a bid (B1) — else it is read as a card (C2). With
+    ``bidding`` (bids are due), a text that is no card is read as a bid too, so that "14" or
+    "board2" is refused as the bad bid it is, not as a card played too early."""
     try:
         parse_bid(text)
     except BidError:
+        if not bidding:
+            return False
+        try:
+            parse_card(text)
+        except CardError:
+            return True
         return False
     return True
 

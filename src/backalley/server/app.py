@@ -13,7 +13,6 @@ import functools
 import gc
 import json
 import logging
-import math
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -100,9 +99,7 @@ async def _body(request: Request) -> dict[str, Any]:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):
         raise TableError("bad_json", N_("the request must be one JSON object")) from None
-    if not protocol.is_text(json.dumps(data, ensure_ascii=False)):
-        raise TableError("bad_json", N_("the request must be one JSON object"))
-    if not isinstance(data, dict):
+    if not isinstance(data, dict) or not protocol.is_text(json.dumps(data, ensure_ascii=False)):
         raise TableError("bad_json", N_("the request must be one JSON object"))
     return data
 
@@ -178,19 +175,16 @@ def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str
 
 async def create_table(request: Request) -> Response:
     settings = Settings.checked(await _body(request))
-    address = request.client.host if request.client else ""
-    wait = request.app.state.quota.take(address)
-    if wait:
-        refusal = TableError(
-            "too_many",
-            N_(
-                "too many new tables from this address ({limit} a minute at most): "
-                "try again in {seconds} s"
-            ),
-            limit=request.app.state.quota.burst,
-            seconds=math.ceil(wait),
-        )
-        return await _refusals(request, refusal)
+    quota: Quota = request.app.state.quota
+    quota.refuse(
+        address_of(request),
+        "too_many",
+        N_(
+            "too many new tables from this address ({limit} a minute at most): "
+            "try again in {seconds} s"
+        ),
+        limit=quota.burst,
+    )
     table, secrets_ = await request.app.state.tables.create(settings)
     return JSONResponse(_links(request, table, secrets_), status_code=201)
 
@@ -324,13 +318,11 @@ async def deal_review(request: Request) -> Response:
     table = await _table(request)
 
     def may_start() -> None:  # a new review is a solver's job: so many a minute an address
-        wait = request.app.state.reviews.take(address_of(request))
-        if wait:
-            raise TableError(
-                "too_many",
-                N_("too many reviews asked from this address: try again in {seconds} s"),
-                seconds=math.ceil(wait),
-            )
+        request.app.state.reviews.refuse(
+            address_of(request),
+            "too_many",
+            N_("too many reviews asked from this address: try again in {seconds} s"),
+        )
 
     return JSONResponse(await table.review(request.path_params["deal"], may_start))
 

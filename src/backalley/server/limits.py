@@ -13,12 +13,8 @@ from backalley.cards import N_
 from backalley.server.settings import TableError
 
 TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as many a minute
-
-
 #: wrong invites, tokens and watch codes one address may send at once, then as many a minute
 GUESSES_PER_MINUTE = 30
-
-
 #: new deal reviews (solver jobs) one address may start at once, and then as many a minute
 REVIEWS_PER_MINUTE = 60
 
@@ -31,19 +27,27 @@ class Bucket:
         self.tokens = float(burst)
         self.at = time.monotonic()
 
+    def level(self, now: float) -> float:
+        """The tokens in the bucket at ``now``, refilled since it was last taken from."""
+        return min(self.burst, self.tokens + (now - self.at) * self.rate)
+
     def take(self) -> bool:
         now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
-        self.at = now
+        self.tokens, self.at = self.level(now), now
         if self.tokens >= 1:
             self.tokens -= 1
             return True
         return False
 
+    def wait(self) -> float:
+        """The seconds until one may be taken (0: now)."""
+        tokens = self.level(time.monotonic())
+        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+
 
 class Quota:
-    """A token bucket per client address, for the HTTP requests that make something: a
-    bucket full again is forgotten, so the map holds only the addresses now busy."""
+    """A token bucket per client address, for the requests that cost something: a bucket
+    full again is forgotten, so the map holds only the addresses now busy."""
 
     def __init__(self, rate: float, burst: int) -> None:
         self.rate, self.burst = rate, burst
@@ -58,20 +62,27 @@ class Quota:
             if len(self.buckets) > 1000:
                 self._forget_full()
             return 0.0
-        return (1 - bucket.tokens) / self.rate
+        return bucket.wait()
 
     def wait(self, address: str) -> float:
         """The seconds until ``address`` may take one (0: now), without taking it."""
         bucket = self.buckets.get(address)
-        if bucket is None:
-            return 0.0
-        tokens = min(bucket.burst, bucket.tokens + (time.monotonic() - bucket.at) * bucket.rate)
-        return 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+        return 0.0 if bucket is None else bucket.wait()
+
+    def refuse(self, address: str, code: str, template: str, **params: object) -> None:
+        """Take one for ``address``, or refuse the request.
+
+        :raises TableError: ``code`` with ``template``, told in how many ``seconds`` to try
+            again (which the HTTP answer's ``Retry-After`` gives too).
+        """
+        wait = self.take(address)
+        if wait:
+            raise TableError(code, template, seconds=math.ceil(wait), **params)
 
     def _forget_full(self) -> None:
         now = time.monotonic()
         for address, bucket in list(self.buckets.items()):
-            if bucket.tokens + (now - bucket.at) * bucket.rate >= bucket.burst:
+            if bucket.level(now) >= bucket.burst:
                 del self.buckets[address]
 
 

@@ -25,26 +25,13 @@ from backalley.server.tables import Table
 
 log = logging.getLogger("backalley.server")
 
-CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
-
 HELLO_WAIT = 10.0  #: seconds a new connection has to say hello
-
-
 RATE = 50.0  #: messages a second a connection may send, on average …
-
-
 BURST = 100  #: … with bursts of this many
-
-
 FLOOD = 100  #: messages refused for the rate within FLOOD_WINDOW seconds close the connection
-
-
 FLOOD_WINDOW = 10.0
-
-
+CHAT_RATE, CHAT_BURST = 0.5, 5  #: chat messages a second, and their burst
 QUEUE = 2000  #: messages that may wait for a slow reader before it is dropped
-
-
 NOT_STORED = N_("the server could not store this just now: send it again, with the same id")
 
 

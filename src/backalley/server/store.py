@@ -227,12 +227,12 @@ class Store:
     @staticmethod
     def token(table_id: str, seat: int, token_hash: bytes | None) -> Write:
         """A seat's token hash, set when a person takes it."""
-        return [("token", (table_id, seat, token_hash))]
+        return [("seat_set", (table_id, seat, {"token_hash": token_hash}))]
 
     @staticmethod
     def away(table_id: str, seat: int, at: float | None) -> Write:
         """When ``seat``'s person went (the wall clock), or ``None``: back."""
-        return [("away", (table_id, seat, at))]
+        return [("seat_set", (table_id, seat, {"away_at": at}))]
 
     @staticmethod
     def status(table_id: str, status: str, summary: dict[str, Any] | None = None) -> Write:
@@ -363,19 +363,12 @@ def _run(connection: Connection, rows: Write) -> None:
             connection.execute(insert(tables).values(**arguments))
         elif operation == "seat":
             connection.execute(insert(seats).values(**arguments))
-        elif operation == "token":
-            table_id, seat, token_hash = arguments
+        elif operation == "seat_set":  # columns of one seat's row
+            table_id, seat, columns = arguments
             connection.execute(
                 update(seats)
                 .where(seats.c.table_id == table_id, seats.c.seat == seat)
-                .values(token_hash=token_hash)
-            )
-        elif operation == "away":
-            table_id, seat, at = arguments
-            connection.execute(
-                update(seats)
-                .where(seats.c.table_id == table_id, seats.c.seat == seat)
-                .values(away_at=at)
+                .values(**columns)
             )
         elif operation == "status":
             table_id, status, summary = arguments

@@ -32,9 +32,7 @@ from typing import Any, Protocol
 from backalley.bots import LEVELS, bot_name
 from backalley.cards import (
     N_,
-    CardError,
     card_name,
-    parse_card,
     trump_mask,
 )
 from backalley.engine import Game, IllegalAction, is_bid_text, trick_winner
@@ -72,14 +70,6 @@ class Client(Protocol):
     def send(self, message: dict[str, Any] | str) -> None: ...
 
     def close(self, code: int) -> None: ...
-
-
-def _is_card_text(text: str) -> bool:
-    try:
-        parse_card(text)
-    except CardError:
-        return False
-    return True
 
 
 class Table(Records, Driver):
@@ -697,9 +687,7 @@ class Table(Records, Driver):
         game = self.game
         assert game is not None
         deal, trick, mover = game.current_deal, game.trick, game.to_move
-        # While bids are due, a text that is no card ("14", "board2") is a bad bid, B1's "not
-        # a bid", not a card played too early.
-        is_bid = is_bid_text(action) or (game.phase == Phase.BID and not _is_card_text(action))
+        is_bid = is_bid_text(action, bidding=game.phase == Phase.BID)
         if is_bid:
             game.bid(action, seat)
         else:
