@@ -289,9 +289,12 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
                     before = me.view
                     answer = await me.reply(await me.act(rng.choice(before["legal"])))
                     mine = answer["version"]
-                    await me.until(lambda s, mine=mine: bool(moves_after(s, mine)) or s.over)
+                    # a bot replies, or our card won the trick and we lead again
+                    await me.until(
+                        lambda s, mine=mine: bool(moves_after(s, mine)) or s.my_turn or s.over
+                    )
                     assert not me.over, "no action of ours was ever answered within its trick"
-                    if not me.view["undo"]:
+                    if not moves_after(me, mine) or not me.view["undo"]:
                         continue
                     answer = await me.reply(await me.undo())
                     if answer["type"] == "ack":
