@@ -73,6 +73,8 @@ class Server:
         tables_per_minute: int = 100_000,
         guesses: int = 100_000,
         connections: int = 100_000,
+        sign_ins: int = 10,
+        sign_ups: int = 100_000,
     ) -> Server:
         """Start a server; the tests make tables and try wrong tokens faster than a person
         would, hence the high ``tables_per_minute`` and ``guesses`` a minute."""
@@ -80,7 +82,8 @@ class Server:
         process = subprocess.Popen(
             [sys.executable, "-m", "backalley", "serve", "--port", str(port), "--db", url,
              "--workers", "2", "--tables-per-minute", str(tables_per_minute),
-             "--guesses-per-minute", str(guesses), "--connections-per-address", str(connections)],
+             "--guesses-per-minute", str(guesses), "--connections-per-address", str(connections),
+             "--sign-ins-per-minute", str(sign_ins), "--sign-ups-per-hour", str(sign_ups)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

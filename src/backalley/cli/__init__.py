@@ -16,6 +16,7 @@ from backalley.cli.arena import cmd_arena
 from backalley.cli.common import UsageError
 from backalley.cli.parser import _language_flag, build_parser
 from backalley.cli.play import cmd_play, cmd_replay
+from backalley.cli.ratings import cmd_ratings
 from backalley.cli.review import cmd_hint, cmd_review
 from backalley.cli.rules import cmd_rules
 from backalley.cli.serve import cmd_serve
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "play": cmd_play,
             "replay": cmd_replay,
             "serve": cmd_serve,
+            "ratings": cmd_ratings,
         }
         return handler[args.command](args)
     except UsageError as error:

@@ -209,11 +209,43 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     serve.add_argument(
+        "--sign-ins-per-minute",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help=_with_default(_("sign-ins one address may try at once, and then as many a minute")),
+    )
+    serve.add_argument(
+        "--sign-ups-per-hour",
+        type=_positive,
+        default=10,
+        metavar="N",
+        help=_with_default(_("accounts one address may make at once, and then as many an hour")),
+    )
+    serve.add_argument(
         "--connections-per-address",
         type=_positive,
         default=200,
         metavar="N",
         help=_with_default(_("connections one address may hold open at once")),
+    )
+
+    rating = commands.add_parser(
+        "ratings",
+        help=_("the players' ratings: the leaderboard, or rebuilt from the stored games"),
+        description=_(
+            "Print the leaderboard of the server's database; with --rebuild, first forget "
+            "every rating and take every finished game in again, in the order the games "
+            "ended (the same ratings the server gave as they ended)."
+        ),
+    )
+    rating.add_argument(
+        "--db",
+        metavar="URL",
+        help=_("an SQLAlchemy database URL, e.g. postgresql://user@host/db (default: SQLite)"),
+    )
+    rating.add_argument(
+        "--rebuild", action="store_true", help=_("recompute every rating from the stored games")
     )
 
     again = commands.add_parser(

@@ -57,6 +57,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         workers=args.workers,
         tables_per_minute=args.tables_per_minute,
         guesses_per_minute=args.guesses_per_minute,
+        sign_ins_per_minute=args.sign_ins_per_minute,
+        sign_ups_per_hour=args.sign_ups_per_hour,
         on_ready=_announce,
     )
     config = uvicorn.Config(

@@ -29,6 +29,15 @@ from backalley.cards import N_
 from backalley.i18n import LANGUAGES, explain_in, translator
 from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game_length
 from backalley.server import protocol
+from backalley.server.account_routes import (
+    ROUTES,
+    SIGN_INS_PER_MINUTE,
+    SIGN_UPS_PER_HOUR,
+    WRONG_PER_NAME,
+    CookieGuard,
+    account_of,
+)
+from backalley.server.accounts import Accounts
 from backalley.server.bots import BotPool
 from backalley.server.limits import (
     GUESSES_PER_MINUTE,
@@ -40,6 +49,7 @@ from backalley.server.limits import (
     wrong_guess,
 )
 from backalley.server.registry import Tables
+from backalley.server.requests import bearer, body, catalog_of
 from backalley.server.settings import Settings, TableError
 from backalley.server.sockets import NOT_STORED, table_socket
 from backalley.server.store import Store, StoreError
@@ -47,7 +57,6 @@ from backalley.server.tables import Table
 
 log = logging.getLogger("backalley.server")
 
-BODY_WAIT = 10.0  #: seconds a request's body has to arrive
 #: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
 #: and no address (an invite holds a secret) is passed on to another site.
 SECURITY_HEADERS = {
@@ -66,56 +75,12 @@ _STATUS = {
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
-    "recovering": 503, "not_stored": 503,
+    "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,
+    "bad_sign_in": 401, "bad_csrf": 403, "signed_out": 401, "no_player": 404, "seated": 409,
 }  # fmt: skip
 
 
 # ---------------------------------------------------------------------- HTTP
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    """The request's JSON object: refused before it is read if it says it is too long, and
-    if it does not come within BODY_WAIT seconds."""
-    too_large = TableError(
-        "too_large", N_("a request may hold {limit} bytes"), limit=protocol.MAX_FRAME
-    )
-    declared = request.headers.get("content-length", "0")
-    if not declared.isdigit() or int(declared) > protocol.MAX_FRAME:
-        raise too_large
-    body = b""
-    try:
-        async with asyncio.timeout(BODY_WAIT):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > protocol.MAX_FRAME:
-                    raise too_large
-    except TimeoutError:
-        raise TableError(
-            "too_slow",
-            N_("the request's body did not come within {seconds} s"),
-            seconds=int(BODY_WAIT),
-        ) from None
-    try:
-        data = json.loads(body or b"{}")
-    except (ValueError, RecursionError):
-        raise TableError("bad_json", N_("the request must be one JSON object")) from None
-    if not isinstance(data, dict) or not protocol.is_text(json.dumps(data, ensure_ascii=False)):
-        raise TableError("bad_json", N_("the request must be one JSON object"))
-    return data
-
-
-def _catalog(request: Request) -> Any:
-    wanted = request.headers.get("accept-language", "")
-    for part in wanted.split(","):
-        code = part.split(";")[0].strip().split("-")[0].lower()
-        if code in LANGUAGES:
-            return translator(code)
-    return translator("en")
-
-
-def _bearer(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    return header[7:].strip() if header.lower().startswith("bearer ") else None
 
 
 async def _table(request: Request) -> Table:
@@ -130,8 +95,8 @@ async def _refusals(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, TableError)
     if exc.code == "forbidden":
         wrong_guess(request)
-    body = protocol.error(exc.code, explain_in(exc, _catalog(request)), error=exc)
-    response = JSONResponse(body, status_code=_STATUS.get(exc.code, 400))
+    answer = protocol.error(exc.code, explain_in(exc, catalog_of(request)), error=exc)
+    response = JSONResponse(answer, status_code=_STATUS.get(exc.code, 400))
     if exc.code in ("too_many", "too_many_guesses"):
         response.headers["retry-after"] = str(exc.params["seconds"])
     return response
@@ -151,9 +116,8 @@ async def _not_stored(request: Request, exc: Exception) -> Response:
 
 async def _failures(request: Request, exc: Exception) -> Response:
     log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-    text = _catalog(request).gettext(N_("the server could not handle this request"))
-    body = protocol.error("server_error", text)
-    return JSONResponse(body, status_code=500)
+    text = catalog_of(request).gettext(N_("the server could not handle this request"))
+    return JSONResponse(protocol.error("server_error", text), status_code=500)
 
 
 def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +138,7 @@ def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str
 
 
 async def create_table(request: Request) -> Response:
-    settings = Settings.checked(await _body(request))
+    settings = Settings.checked(await body(request))
     quota: Quota = request.app.state.quota
     quota.refuse(
         address_of(request),
@@ -196,12 +160,12 @@ async def show_table(request: Request) -> Response:
 async def take_seat(request: Request) -> Response:
     may_guess(request)
     table = await _table(request)
-    data = await _body(request)
+    data = await body(request)
     seat = request.path_params["seat"]
     invite = data.get("invite")
     if not isinstance(invite, str):
         raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
-    token = await table.take(seat, invite, data.get("name"))
+    token = await table.take(seat, invite, data.get("name"), account_of(request))
     return JSONResponse(
         {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
     )
@@ -209,8 +173,8 @@ async def take_seat(request: Request) -> Response:
 
 async def take_free_seat(request: Request) -> Response:
     table = await _table(request)
-    data = await _body(request)
-    seat, token = await table.take_free_seat(data.get("name"))
+    data = await body(request)
+    seat, token = await table.take_free_seat(data.get("name"), account_of(request))
     return JSONResponse(
         {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
     )
@@ -219,14 +183,14 @@ async def take_free_seat(request: Request) -> Response:
 async def leave_table(request: Request) -> Response:
     may_guess(request)
     table = await _table(request)
-    await table.leave_seat(_bearer(request))
+    await table.leave_seat(bearer(request), account_of(request))
     return JSONResponse({"table": await table.stored_description()})
 
 
 async def end_table(request: Request) -> Response:
     may_guess(request)
     table = await _table(request)
-    await table.end(_bearer(request))
+    await table.end(bearer(request))
     return JSONResponse({"table": await table.stored_description()})
 
 
@@ -237,18 +201,20 @@ async def lobby(request: Request) -> Response:
 async def seat_bot(request: Request) -> Response:
     may_guess(request)
     table = await _table(request)
-    data = await _body(request)
+    data = await body(request)
     level = data.get("level", table.settings.level)
-    await table.give_to_bot(request.path_params["seat"], str(level), _bearer(request))
+    await table.give_to_bot(
+        request.path_params["seat"], str(level), bearer(request), account_of(request)
+    )
     return JSONResponse({"table": await table.stored_description()})
 
 
 async def table_record(request: Request) -> Response:
-    token = _bearer(request)
+    token = bearer(request)
     if token:
         may_guess(request)
     table = await _table(request)
-    seat = table.seat_of(token) if token else None
+    seat = table.seat_of(token, account_of(request))
     if token and seat is None and not table.is_host(token):
         raise TableError("forbidden", N_("this token does not open this table"))
     return JSONResponse(await table.record(seat))
@@ -335,6 +301,8 @@ def create_app(
     tables_per_minute: int = TABLES_PER_MINUTE,
     guesses_per_minute: int = GUESSES_PER_MINUTE,
     reviews_per_minute: int = REVIEWS_PER_MINUTE,
+    sign_ins_per_minute: int = SIGN_INS_PER_MINUTE,
+    sign_ups_per_hour: int = SIGN_UPS_PER_HOUR,
     on_ready: Callable[[int], None] | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
@@ -348,6 +316,10 @@ def create_app(
         pool = BotPool(workers)
         tables = Tables(store, pool)
         app.state.tables = tables
+        app.state.accounts = Accounts(store)
+        app.state.sign_ins = Quota(sign_ins_per_minute / 60, sign_ins_per_minute)
+        app.state.wrong_names = Quota(WRONG_PER_NAME / 3600, WRONG_PER_NAME)
+        app.state.sign_ups = Quota(sign_ups_per_hour / 3600, sign_ups_per_hour)
         app.state.quota = Quota(tables_per_minute / 60, tables_per_minute)
         app.state.guesses = Quota(guesses_per_minute / 60, guesses_per_minute)
         app.state.reviews = Quota(reviews_per_minute / 60, reviews_per_minute)
@@ -375,6 +347,10 @@ def create_app(
         Route("/", page),
         Route("/t/{table_id}", page),
         Route("/replay/{table_id}", page),
+        Route("/account", page),
+        Route("/players/{account}", page),
+        Route("/leaderboard", page),
+        *ROUTES,
         Mount("/static", StaticFiles(directory=WEB), name="static"),
         Route("/api", about),
         Route("/api/i18n/{lang}", catalog),
@@ -402,6 +378,7 @@ def create_app(
             Exception: _failures,
         },
     )
+    app.add_middleware(CookieGuard)
     app.add_middleware(SecurityHeaders)
     return app
 

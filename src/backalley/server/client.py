@@ -13,30 +13,91 @@ An example, against a running server::
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from email.message import Message
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
 
 def request(
-    base: str, method: str, path: str, body: Any = None, token: str | None = None
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, Any]:
     """An HTTP request to the server: its status and JSON answer."""
+    status, answer, _ = exchange(base, method, path, body, token, headers)
+    return status, answer
+
+
+def exchange(
+    base: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    token: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, Any, Message]:
+    """An HTTP request to the server: its status, JSON answer and the answer's headers."""
     data = None if body is None else json.dumps(body).encode()
-    headers = {"content-type": "application/json"}
+    sent = {"content-type": "application/json", **(headers or {})}
     if token is not None:
-        headers["authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(base + path, data=data, method=method, headers=headers)
+        sent["authorization"] = f"Bearer {token}"
+    req = urllib.request.Request(base + path, data=data, method=method, headers=sent)
     try:
         with urllib.request.urlopen(req, timeout=30) as response:
-            return response.status, json.loads(response.read())
+            return response.status, json.loads(response.read()), response.headers
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+        return error.code, json.loads(error.read() or b"null"), error.headers
+
+
+class Member:
+    """A client signed in to an account, as a browser is: it sends the session cookie, the
+    page's origin and, with every change, the session's CSRF token."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.cookie: str | None = None
+        self.csrf: str | None = None
+        self.account: dict[str, Any] | None = None
+
+    def sign_up(self, name: str, password: str) -> tuple[int, Any]:
+        return self._sign("/api/account/signup", name, password)
+
+    def sign_in(self, name: str, password: str) -> tuple[int, Any]:
+        return self._sign("/api/account/signin", name, password)
+
+    def _sign(self, path: str, name: str, password: str) -> tuple[int, Any]:
+        status, answer, headers = exchange(
+            self.base, "POST", path, {"name": name, "password": password}, headers=self.headers()
+        )
+        found = re.search(r"backalley_session=([^;]+)", headers.get("set-cookie", ""))
+        if found:
+            self.cookie = found.group(1)
+            self.csrf, self.account = answer["csrf"], answer["account"]
+        return status, answer
+
+    def headers(self, csrf: bool = True) -> dict[str, str]:
+        """What a browser sends from this server's page: the origin, the cookie, the token."""
+        sent = {"origin": self.base}
+        if self.cookie is not None:
+            sent["cookie"] = f"backalley_session={self.cookie}"
+        if csrf and self.csrf is not None:
+            sent["x-csrf-token"] = self.csrf
+        return sent
+
+    def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None, csrf: bool = True
+    ) -> tuple[int, Any]:
+        return request(self.base, method, path, body, token, self.headers(csrf))
 
 
 def create_table(base: str, settings: dict[str, Any]) -> dict[str, Any]:
@@ -96,10 +157,15 @@ class Seat:
         watch: str | None = None,
         since: int | None = None,
         lang: str | None = None,
+        member: Member | None = None,
     ) -> AsyncIterator[Seat]:
-        """Connect and say hello (as a seat with ``token``, a spectator with ``watch``)."""
+        """Connect and say hello (as a seat with ``token``, a spectator with ``watch``, or as
+        ``member``'s seat, signed in, with neither)."""
         uri = "ws" + base.removeprefix("http") + f"/ws/tables/{table_id}"
-        async with connect(uri, max_size=2**22, open_timeout=30) as socket:
+        headers = None if member is None else member.headers(csrf=False)
+        async with connect(
+            uri, max_size=2**22, open_timeout=30, additional_headers=headers
+        ) as socket:
             seat = cls(socket)
             hello: dict[str, Any] = {"type": "hello"}
             given = {"token": token, "watch": watch, "since": since, "lang": lang}
@@ -172,4 +238,4 @@ class Seat:
             await self.recv()
 
 
-__all__ = ["Seat", "create_table", "request", "seat_bot", "take_seat"]
+__all__ = ["Member", "Seat", "create_table", "exchange", "request", "seat_bot", "take_seat"]

@@ -9,6 +9,7 @@ from typing import Any
 
 from backalley.server.bots import BotPool
 from backalley.server.settings import Settings
+from backalley.server.standings import Standings
 from backalley.server.store import Store
 from backalley.server.tables import Table
 
@@ -22,6 +23,14 @@ class Tables:
         self.store = store
         self.pool = pool
         self.tables: dict[str, Table] = {}
+        self.standings = Standings(store.engine)
+        self._rating: set[asyncio.Task[int]] = set()
+
+    def _ended(self) -> None:
+        """A game's end is stored: the ratings take it in (off the event loop)."""
+        task = asyncio.ensure_future(self.standings.catch_up())
+        self._rating.add(task)
+        task.add_done_callback(self._rating.discard)
 
     async def start(self) -> int:
         """Rebuild every unfinished table from its log; how many there were. A table that
@@ -51,6 +60,7 @@ class Tables:
 
     def _hold(self, table: Table) -> Table:
         table.spawn = self._rematch
+        table.on_end = self._ended
         self.tables[table.id] = table
         return table
 
@@ -85,9 +95,17 @@ class Tables:
         """The latest finished games, newest first: id, rules, players, scores, winner."""
         return await asyncio.to_thread(self.store.finished, limit)
 
+    async def rename(self, account: str, name: str) -> None:
+        """A deleted account's games: under ``name`` wherever they are shown."""
+        await asyncio.to_thread(self.store.rename, account, name)
+        for table in self.tables.values():
+            table.rename(account, name)
+
     def stop(self) -> None:
         for table in self.tables.values():
             table.stop()
+        for task in self._rating:
+            task.cancel()
 
 
 __all__ = ["Tables"]

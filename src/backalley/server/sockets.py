@@ -16,6 +16,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from backalley.cards import N_
 from backalley.i18n import explain_in, translator
 from backalley.server import protocol
+from backalley.server.account_routes import same_origin
+from backalley.server.accounts import COOKIE
 from backalley.server.limits import Bucket, may_guess, wrong_guess
 from backalley.server.protocol import ProtocolError
 from backalley.server.registry import Tables
@@ -110,8 +112,12 @@ async def table_socket(socket: WebSocket) -> None:
         await socket.close(protocol.CLOSE_GUESSING, "too many wrong tokens: wait a minute")
         return
     seat = table.seat_of(hello.token) if hello.token is not None else None
+    if hello.token is None and hello.watch is None:  # a signed-in player's own seat, maybe
+        session = await socket.app.state.accounts.session(socket.cookies.get(COOKIE))
+        if session is not None and same_origin(socket):
+            seat = table.seat_of(None, session.account.id)
     if (hello.token is not None and seat is None) or (
-        hello.token is None and not table.may_watch(hello.watch)
+        seat is None and not table.may_watch(hello.watch)
     ):
         wrong_guess(socket)
         await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")

@@ -58,6 +58,8 @@ tables = Table(
     Column("status", String(8), nullable=False),  # open, playing, finished, ended
     Column("finished", Float),
     Column("summary", Text),  # JSON, once finished: players, scores, winner (the history list)
+    # Whether the ratings have taken the finished game in: null not yet, 1 rated, 0 not rated.
+    Column("rating", Integer),
 )
 
 seats = Table(
@@ -70,6 +72,65 @@ seats = Table(
     # When the seat's person was last seen going (the wall clock), null while connected: so
     # that a restart re-arms the stand-in's grace where it had got to.
     Column("away_at", Float),
+    Column("account_id", String(16)),  # the account the seat belongs to, null: a guest's
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("name", String(40), nullable=False),  # once deleted, a neutral name
+    # What the name looks like (accounts.skeleton): no two accounts look alike.
+    Column("skeleton", String(160), nullable=False, unique=True),
+    Column("password", Text),  # its argon2id hash; null once the account is deleted
+    Column("created", Float, nullable=False),
+    Column("deleted", Float),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("hash", LargeBinary, primary_key=True),  # of the cookie's secret
+    Column("account_id", String(16), nullable=False, index=True),
+    Column("csrf", String(32), nullable=False),  # sent back in a header by every change
+    Column("created", Float, nullable=False),
+)
+
+#: Who played a finished game, seat by seat, with what the profile counts: one row for
+#: whoever held the seat at the end (``left`` 0), one for a person who left it for good
+#: during the game (``left`` 1, written when they left).
+game_players = Table(
+    "game_players",
+    metadata,
+    Column("table_id", String(16), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("left", Integer, primary_key=True, autoincrement=False),
+    Column("account_id", String(16), index=True),  # now (a guest may claim the seat later)
+    Column("rated_as", String(16)),  # the account as the game ended: what ratings read
+    Column("level", String(8)),  # a bot's level; null: a person
+    Column("name", String(40)),
+    Column("ended", Float),  # the game's stored end; null for a leaver's row until then
+    Column("stats", Text),  # JSON: the seat's deals, contracts, points, double-dummy losses
+)
+
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("account_id", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+)
+
+rating_history = Table(
+    "rating_history",
+    metadata,
+    Column("account_id", String(16), primary_key=True),
+    Column("table_id", String(16), primary_key=True),
+    Column("at", Float, nullable=False),  # the game's stored end
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
 )
 
 events = Table(
@@ -130,16 +191,19 @@ def open_engine(url: str) -> Engine:
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
         engine = create_engine(url, pool_pre_ping=True)
     metadata.create_all(engine)
-    if "summary" not in {c["name"] for c in inspect(engine).get_columns("tables")}:
-        with engine.begin() as connection:  # a database from before the history list
-            connection.execute(text("ALTER TABLE tables ADD COLUMN summary TEXT"))
-    if "schema" not in {c["name"] for c in inspect(engine).get_columns("events")}:
-        with engine.begin() as connection:  # a database from before events had a version
-            connection.execute(text("ALTER TABLE events ADD COLUMN schema INTEGER"))
-    if "away_at" not in {c["name"] for c in inspect(engine).get_columns("seats")}:
-        with engine.begin() as connection:  # a database from before away times were kept
-            connection.execute(text("ALTER TABLE seats ADD COLUMN away_at FLOAT"))
+    _add_columns(engine, "tables", {"summary": "TEXT", "rating": "INTEGER"})
+    _add_columns(engine, "events", {"schema": "INTEGER"})
+    _add_columns(engine, "seats", {"away_at": "FLOAT", "account_id": "VARCHAR(16)"})
     return engine
+
+
+def _add_columns(engine: Engine, table: str, wanted: dict[str, str]) -> None:
+    """Add the columns a database made by an older server lacks."""
+    have = {c["name"] for c in inspect(engine).get_columns(table)}
+    for name, kind in wanted.items():
+        if name not in have:
+            with engine.begin() as connection:
+                connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
 
 
 @dataclass(frozen=True)
@@ -166,6 +230,7 @@ class StoredTable:
     token_hashes: list[bytes | None]
     events: list[StoredEvent]
     away_at: list[float | None] = field(default_factory=list)  #: per seat, see ``seats``
+    account_ids: list[str | None] = field(default_factory=list)  #: per seat, see ``seats``
 
 
 Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
@@ -225,9 +290,28 @@ class Store:
         return [("event", row)]
 
     @staticmethod
-    def token(table_id: str, seat: int, token_hash: bytes | None) -> Write:
-        """A seat's token hash, set when a person takes it."""
-        return [("seat_set", (table_id, seat, {"token_hash": token_hash}))]
+    def token(
+        table_id: str, seat: int, token_hash: bytes | None, account_id: str | None = None
+    ) -> Write:
+        """A seat's token hash and account, set when a person takes it (``None``: left)."""
+        columns = {"token_hash": token_hash, "account_id": account_id}
+        return [("seat_set", (table_id, seat, columns))]
+
+    @staticmethod
+    def account(table_id: str, seat: int, account_id: str) -> Write:
+        """A guest's seat claimed by an account."""
+        return [("seat_set", (table_id, seat, {"account_id": account_id}))]
+
+    @staticmethod
+    def claimed(table_id: str, seat: int, account_id: str) -> Write:
+        """A finished game's guest seat claimed by an account: its profile counts it (the
+        ratings, which took the game in as it ended, do not change)."""
+        return [("claimed", (table_id, seat, account_id))]
+
+    @staticmethod
+    def player(row: dict[str, Any]) -> Write:
+        """One ``game_players`` row: who held a seat of a game, or left it."""
+        return [("player", row)]
 
     @staticmethod
     def away(table_id: str, seat: int, at: float | None) -> Write:
@@ -343,7 +427,44 @@ class Store:
             token_hashes=[s.token_hash for s in seat_rows],
             events=list(_events(log)),
             away_at=[s.away_at for s in seat_rows],
+            account_ids=[s.account_id for s in seat_rows],
         )
+
+    def rename(self, account_id: str, name: str) -> None:
+        """Show every seat ``account_id`` held under ``name`` (a deleted account's games):
+        in the seats' events, the finished games' summaries and the players' rows."""
+        with self.engine.begin() as connection:
+            held = connection.execute(
+                select(seats.c.table_id, seats.c.seat).where(seats.c.account_id == account_id)
+            ).all()
+            for table_id, seat in held:
+                for row in connection.execute(
+                    select(events.c.seq, events.c.data).where(
+                        events.c.table_id == table_id, events.c.kind == "seat"
+                    )
+                ).all():
+                    data = json.loads(row.data)
+                    if data.get("seat") == seat:
+                        data["name"] = name
+                        connection.execute(
+                            update(events)
+                            .where(events.c.table_id == table_id, events.c.seq == row.seq)
+                            .values(data=json.dumps(data, separators=(",", ":")))
+                        )
+                summary = connection.execute(
+                    select(tables.c.summary).where(tables.c.id == table_id)
+                ).scalar()
+                if summary:
+                    data = json.loads(summary)
+                    data["players"][seat] = name
+                    connection.execute(
+                        update(tables).where(tables.c.id == table_id)
+                        .values(summary=json.dumps(data))
+                    )  # fmt: skip
+            connection.execute(
+                update(game_players).where(game_players.c.account_id == account_id)
+                .values(name=name)
+            )  # fmt: skip
 
 
 def _events(rows: Any) -> Iterator[StoredEvent]:
@@ -370,6 +491,19 @@ def _run(connection: Connection, rows: Write) -> None:
                 .where(seats.c.table_id == table_id, seats.c.seat == seat)
                 .values(**columns)
             )
+        elif operation == "claimed":
+            table_id, seat, account_id = arguments
+            connection.execute(
+                update(game_players)
+                .where(
+                    game_players.c.table_id == table_id,
+                    game_players.c.seat == seat,
+                    game_players.c.account_id.is_(None),
+                )
+                .values(account_id=account_id)
+            )
+        elif operation == "player":
+            connection.execute(insert(game_players).values(**arguments))
         elif operation == "status":
             table_id, status, summary = arguments
             values: dict[str, Any] = {"status": status}
@@ -377,6 +511,12 @@ def _run(connection: Connection, rows: Write) -> None:
                 values["finished"] = time.time()
                 values["summary"] = json.dumps(summary)
             connection.execute(update(tables).where(tables.c.id == table_id).values(**values))
+            if status == "finished":  # the players' rows end when the game does
+                connection.execute(
+                    update(game_players)
+                    .where(game_players.c.table_id == table_id)
+                    .values(ended=values["finished"])
+                )
         else:  # pragma: no cover - a programming error
             raise ValueError(operation)
 

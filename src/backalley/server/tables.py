@@ -25,7 +25,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from typing import Any, Protocol
 
@@ -44,6 +44,7 @@ from backalley.server.bots import BotPool
 from backalley.server.credentials import digest, matches, secret
 from backalley.server.driver import Driver
 from backalley.server.events import GAME_KINDS, TABLE_KINDS, Event, EventKind
+from backalley.server.players import seat_stats
 from backalley.server.protocol import ProtocolError
 from backalley.server.records import Records
 from backalley.server.settings import Settings, TableError, check_name
@@ -55,7 +56,7 @@ RESYNC_LIMIT = 500  #: a client further behind than this many events gets the wh
 CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
 #: A table's attributes that its log decides (a change alters them, a rebuild replaces them),
 #: what a change may alter of who is here, and what only a successful commit adds to.
-GAME_STATE = ("game", "token_hashes", "names", "bots", "status", "moves", "last_trick",
+GAME_STATE = ("game", "token_hashes", "accounts", "names", "bots", "status", "moves", "last_trick",
               "last_winner", "deal_moves", "takebacks", "departures", "rematch")  # fmt: skip
 PRESENCE = ("away_since", "stand_in")
 STORED_LOG = ("version", "_issued", "log", "chat", "applied", "_finish_stored")
@@ -96,6 +97,7 @@ class Table(Records, Driver):
         n = self.rules.num_players
         self.invite_hashes = invite_hashes
         self.token_hashes: list[bytes | None] = [None] * n
+        self.accounts: list[str | None] = [None] * n  #: the account each seat belongs to
         self.names: list[str | None] = [None] * n
         self.bots: list[str | None] = [None] * n  #: the level of a seat given to a bot
         self.game: Game | None = None
@@ -126,6 +128,8 @@ class Table(Records, Driver):
         self.rematch: dict[str, Any] | None = None  #: the rematch offered once the game is over
         #: makes the rematch's table (set by :class:`Tables`, which holds every table)
         self.spawn: Any = None
+        #: told once the game's end is stored (set by :class:`Tables`: the ratings)
+        self.on_end: Callable[[], None] | None = None
         self.turn_started = time.monotonic()
         self.lock = asyncio.Lock()
         self._changed = asyncio.Event()
@@ -173,7 +177,8 @@ class Table(Records, Driver):
             table._seat(seat, name, level)
             if level is None:
                 table.token_hashes[seat] = old.token_hashes[seat]
-                rows += Store.token(table.id, seat, old.token_hashes[seat])
+                table.accounts[seat] = old.accounts[seat]
+                rows += Store.token(table.id, seat, old.token_hashes[seat], old.accounts[seat])
                 events.append(table._event(EventKind.SEAT, {"seat": seat, "name": name}))
             else:
                 events.append(
@@ -199,6 +204,7 @@ class Table(Records, Driver):
             invite_hashes=stored.invite_hashes,
         )  # fmt: skip
         table.token_hashes = list(stored.token_hashes)
+        table.accounts = list(stored.account_ids) or [None] * len(table.names)
         for row in stored.events:
             table._replay(Event(row.seq, EventKind(row.kind), row.data, row.client_id))
         table.status = stored.status
@@ -265,12 +271,14 @@ class Table(Records, Driver):
 
     # ------------------------------------------------------------------ seats
 
-    def seat_of(self, token: str | None) -> int | None:
-        """The seat ``token`` holds, or ``None``."""
+    def seat_of(self, token: str | None, account: str | None = None) -> int | None:
+        """The seat ``token`` holds, or else the seat of ``account`` (signed in), or ``None``."""
         found = None
         for seat, stored in enumerate(self.token_hashes):  # all of them: no early exit to time
             if matches(token, stored):
                 found = seat
+        if found is None and account is not None and account in self.accounts:
+            found = self.accounts.index(account)
         return found
 
     def may_watch(self, code: str | None) -> bool:
@@ -281,7 +289,7 @@ class Table(Records, Driver):
     def is_host(self, token: str | None) -> bool:
         return matches(token, self.host_hash)
 
-    async def take(self, seat: int, invite: str, name: object) -> str:
+    async def take(self, seat: int, invite: str, name: object, account: str | None = None) -> str:
         """Seat a person who holds ``seat``'s invite: their token (shown once).
 
         :raises TableError: no such seat, a wrong invite, a taken seat, a bad name.
@@ -291,9 +299,9 @@ class Table(Records, Driver):
             raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
         name = check_name(name)
         async with self.lock:
-            return await self._sit(seat, name)
+            return await self._sit(seat, name, account)
 
-    async def take_free_seat(self, name: object) -> tuple[int, str]:
+    async def take_free_seat(self, name: object, account: str | None = None) -> tuple[int, str]:
         """Seat a person at the first free seat of a public table (from the lobby): the seat
         and its token (shown once).
 
@@ -308,28 +316,65 @@ class Table(Records, Driver):
             free = [seat for seat, taken in enumerate(self.names) if taken is None]
             if not free:
                 raise TableError("seat_taken", N_("every seat at this table is taken"))
-            return free[0], await self._sit(free[0], name)
+            return free[0], await self._sit(free[0], name, account)
 
-    async def _sit(self, seat: int, name: str) -> str:
-        """Seat ``name`` at the empty ``seat`` (under the lock): its new token."""
+    async def _sit(self, seat: int, name: str, account: str | None) -> str:
+        """Seat ``name`` at the empty ``seat`` (under the lock), for ``account`` when signed
+        in: its new token."""
         self._check_open()
         if self.names[seat] is not None:
             raise TableError("seat_taken", N_("seat {seat} is taken"), seat=seat)
+        self._check_unseated(account)
         token = secret()
         with self._changing():
             self.token_hashes[seat] = digest(token)
+            self.accounts[seat] = account
             self._seat(seat, name)
             events = [self._event(EventKind.SEAT, {"seat": seat, "name": name})]
             events += self._start_if_full()
-            await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat]))
+            await self._commit(events, Store.token(self.id, seat, self.token_hashes[seat], account))
         self._publish(events)
         return token
+
+    def _check_unseated(self, account: str | None) -> None:
+        if account is not None and account in self.accounts:
+            raise TableError(
+                "seated",
+                N_("your account already holds seat {seat} at this table"),
+                seat=self.accounts.index(account),
+            )
+
+    async def claim_seat(self, token: str | None, account: str) -> int:
+        """The seat a guest's ``token`` holds now belongs to ``account`` as well: its seat.
+
+        :raises TableError: a token that opens no seat here, or the account already seated.
+        """
+        async with self.lock:
+            seat = self.seat_of(token)
+            if seat is None:
+                raise TableError("forbidden", N_("this token does not open this table"))
+            if self.accounts[seat] == account:
+                return seat
+            self._check_unseated(account)
+            if self.accounts[seat] is not None:
+                raise TableError("forbidden", N_("this seat belongs to another account"))
+            rows = Store.account(self.id, seat, account)
+            await self.store.write(rows + Store.claimed(self.id, seat, account))
+            self.accounts[seat] = account
+            return seat
+
+    def rename(self, account: str, name: str) -> None:
+        """A deleted account's seats: shown under ``name`` from now on."""
+        for seat, holder in enumerate(self.accounts):
+            if holder == account:
+                self.names[seat] = name
+                self._replayed = None
 
     def _check_open(self) -> None:
         if self.status == "ended":
             raise TableError("ended", N_("this table was closed by its host"))
 
-    async def leave_seat(self, token: str | None) -> None:
+    async def leave_seat(self, token: str | None, account: str | None = None) -> None:
         """The player holding ``token`` leaves the table for good: before the game their seat
         is free again, during it a bot of the table's level takes it at once (the record says
         who left when), after it they are gone from any rematch. Their token no longer opens
@@ -338,20 +383,22 @@ class Table(Records, Driver):
         :raises TableError: a token that holds no seat here.
         """
         async with self.lock:
-            seat = self.seat_of(token)
+            seat = self.seat_of(token, account)
             if seat is None:
                 raise TableError("forbidden", N_("this token does not open this table"))
             data: dict[str, Any] = {"seat": seat, "name": self.names[seat]}
+            rows = Store.token(self.id, seat, None)
             if self.status == "playing":
                 level = self.settings.level
                 data |= {"level": level, "bot": bot_name(level, self.names)}
+                rows += Store.player(self._player_row(seat, left=True))
             events = [self._event(EventKind.LEFT, data)]
             with self._changing():
                 self._depart(data)
                 if self.rematch is not None and self.rematch["status"] == "open":
                     events.append(self._rematch_event(dict(self.rematch, status="declined",
                                                            declined=seat)))  # fmt: skip
-                await self._commit(events, Store.token(self.id, seat, None))
+                await self._commit(events, rows)
             self._publish(events)
             for client in list(self.clients[seat]):
                 client.close(protocol.CLOSE_LEFT)
@@ -361,6 +408,7 @@ class Table(Records, Driver):
         under way, else the seat is free."""
         seat = data["seat"]
         self.token_hashes[seat] = None
+        self.accounts[seat] = None
         self.away_since[seat] = None
         self.stand_in[seat] = False
         if "bot" in data:
@@ -396,13 +444,15 @@ class Table(Records, Driver):
             self._publish(events)
         self.stop()
 
-    async def give_to_bot(self, seat: int, level: str, credential: str | None) -> None:
+    async def give_to_bot(
+        self, seat: int, level: str, credential: str | None, account: str | None = None
+    ) -> None:
         """Give the empty ``seat`` to a bot; the host or a seated player may.
 
         :raises TableError: not allowed, no such seat or level, the seat taken.
         """
         self._check_seat(seat)
-        if not self.is_host(credential) and self.seat_of(credential) is None:
+        if not self.is_host(credential) and self.seat_of(credential, account) is None:
             raise TableError(
                 "forbidden", N_("only the host or a player at this table may seat a bot")
             )
@@ -1015,16 +1065,32 @@ class Table(Records, Driver):
                 "players": self.names,
                 "scores": self.game.scores,
                 "winner": self.game.winner,
-                "rated": self.takebacks == 0,  # a game with a take-back is never rated
+                # a game with a take-back, or that a person left for good, is never rated
+                "rated": self.takebacks == 0 and not self.departures,
             }
+            for seat in range(self.rules.num_players):
+                rows += Store.player(self._player_row(seat))
             rows += Store.status(self.id, "finished", summary)
         await self.store.write(rows)
         self._finish_stored = self._finish_stored or finishing
+        if finishing and self.on_end is not None:
+            self.on_end()
         for event in events:
             self.log.append(event.text())
             if event.client_id is not None:
                 self.applied[event.client_id] = event.version
             self.version = event.version
+
+    def _player_row(self, seat: int, left: bool = False) -> dict[str, Any]:
+        """Who holds ``seat`` (or is leaving it for good) and their figures, for the profile
+        and the ratings."""
+        assert self.game is not None
+        account = self.accounts[seat]
+        return {
+            "table_id": self.id, "seat": seat, "left": int(left), "account_id": account,
+            "rated_as": account, "level": self.bots[seat], "name": self.names[seat],
+            "stats": json.dumps(seat_stats(self.game, seat)),
+        }  # fmt: skip
 
     def _rebuild(self, stored: StoredTable) -> None:
         """Take the state of the table as ``stored`` (who is connected stays as it is)."""
