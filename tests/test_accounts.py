@@ -5,6 +5,7 @@ deleting an account, guest seats claimed, and ratings rebuilt exactly."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import statistics
@@ -16,10 +17,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
-from server_support import Server, database, finished_record, play_randomly, run
 
 from backalley.server.client import Member, Seat, create_table, exchange, seat_bot
 from backalley.server.client import request as http
+from server_support import Server, database, finished_record, play_randomly, run
 
 PASSWORD = "correct horse battery"
 
@@ -221,8 +222,7 @@ def test_a_deleted_account_leaves_its_games_under_a_neutral_name(server: Server)
     run(play_as(server.base, someone, table["id"]))
     account = someone.account["id"]
     wait_for(lambda: http(server.base, "GET", f"/api/players/{account}")[1]["rating"]["games"])
-    status, answer = someone.request("POST", "/api/account/delete", {"password": "not it"})
-    assert status == 401
+    assert someone.request("POST", "/api/account/delete", {"password": "not it"})[0] == 401
     assert someone.request("POST", "/api/account/delete", {"password": PASSWORD})[0] == 200
     assert http(server.base, "GET", f"/api/players/{account}")[0] == 404
     assert Member(server.base).sign_in("Hedda", PASSWORD)[0] == 401
@@ -276,15 +276,10 @@ def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(tmp_path: P
             for seat in range(1 + game % 2, 4):
                 seat_bot(server.base, table, seat, "medium")
 
-            async def both(table_id: str = table["id"], pair: bool = bool(game % 2)) -> None:
-                import asyncio
-
-                plays = [play_as(server.base, people[0], table_id, seed=game)]
-                if pair:
-                    plays.append(play_as(server.base, people[1], table_id, seed=game + 50))
-                await asyncio.gather(*plays)
-
-            run(both())
+            plays = [play_as(server.base, people[0], table["id"], seed=game)]
+            if game % 2:
+                plays.append(play_as(server.base, people[1], table["id"], seed=game + 50))
+            run(_together(plays))
         ids = [p.account["id"] for p in people]
         wait_for(lambda: http(server.base, "GET", f"/api/players/{ids[0]}")[1]["rating"]["games"]
                  == 6)  # fmt: skip
@@ -298,6 +293,10 @@ def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(tmp_path: P
     )  # fmt: skip
     assert "6 games rated" in done.stdout and "Ruth" in done.stdout
     assert _ratings(url) == live  # exactly: the same games in the same order
+
+
+async def _together(plays: list[Any]) -> None:
+    await asyncio.gather(*plays)
 
 
 def _ratings(url: str) -> dict[str, list[Any]]:
