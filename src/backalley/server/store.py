@@ -309,6 +309,11 @@ class Store:
         return [("claimed", (table_id, seat, account_id))]
 
     @staticmethod
+    def stats(table_id: str, seat: int, stats: dict[str, Any]) -> Write:
+        """A finished game's seat's figures, once its deals are reviewed."""
+        return [("stats", (table_id, seat, stats))]
+
+    @staticmethod
     def player(row: dict[str, Any]) -> Write:
         """One ``game_players`` row: who held a seat of a game, or left it."""
         return [("player", row)]
@@ -501,6 +506,17 @@ def _run(connection: Connection, rows: Write) -> None:
                     game_players.c.account_id.is_(None),
                 )
                 .values(account_id=account_id)
+            )
+        elif operation == "stats":
+            table_id, seat, stats = arguments
+            connection.execute(
+                update(game_players)
+                .where(
+                    game_players.c.table_id == table_id,
+                    game_players.c.seat == seat,
+                    game_players.c.left == 0,
+                )
+                .values(stats=json.dumps(stats))
             )
         elif operation == "player":
             connection.execute(insert(game_players).values(**arguments))

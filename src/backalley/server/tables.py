@@ -1073,8 +1073,11 @@ class Table(Records, Driver):
             rows += Store.status(self.id, "finished", summary)
         await self.store.write(rows)
         self._finish_stored = self._finish_stored or finishing
-        if finishing and self.on_end is not None:
-            self.on_end()
+        if finishing:
+            if self.on_end is not None:
+                self.on_end()
+            if any(self.accounts):
+                self._later(self._count_given_away())
         for event in events:
             self.log.append(event.text())
             if event.client_id is not None:
@@ -1091,6 +1094,29 @@ class Table(Records, Driver):
             "rated_as": account, "level": self.bots[seat], "name": self.names[seat],
             "stats": json.dumps(seat_stats(self.game, seat)),
         }  # fmt: skip
+
+    async def _count_given_away(self) -> None:
+        """Once a game with an account at it is over: its deals reviewed double dummy (when
+        the bots' workers have time), and the tricks each seat gave away kept with the seat's
+        figures, for its profile."""
+        assert self.game is not None
+        n = self.rules.num_players
+        given, reviewed = [0] * n, 0
+        try:
+            for deal in range(len(self.game.deals)):
+                entry = await self.review(deal)
+                if entry.get("reviewed"):
+                    reviewed += 1
+                    given = [a + b for a, b in zip(given, entry["given_away"], strict=True)]
+            rows: Write = []
+            for seat in range(n):
+                stats = seat_stats(self.game, seat) | {
+                    "reviewed": reviewed, "given_away": given[seat]
+                }  # fmt: skip
+                rows += Store.stats(self.id, seat, stats)
+            await self.store.write(rows)
+        except Exception:
+            log.exception("table %s: its deals could not be reviewed for the profiles", self.id)
 
     def _rebuild(self, stored: StoredTable) -> None:
         """Take the state of the table as ``stored`` (who is connected stays as it is)."""

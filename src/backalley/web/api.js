@@ -1,9 +1,12 @@
 // The HTTP API (docs/protocol.md) and what this browser remembers of its tables.
 import { language } from "./i18n.js";
 
+let signedIn = null;  // {account, csrf} once asked: who this browser's session is
+
 export async function call(method, path, body, token) {
   const headers = { "content-type": "application/json", "accept-language": language() };
   if (token) headers.authorization = `Bearer ${token}`;
+  if (method !== "GET" && signedIn && signedIn.csrf) headers["x-csrf-token"] = signedIn.csrf;
   const answer = await fetch(path, {
     method,
     headers,
@@ -23,6 +26,24 @@ export function about() {
     throw error;
   });
   return facts;
+}
+
+/** Who is signed in here: {account: {id, name} or null, csrf}, asked once a page load. */
+export async function me() {
+  if (!signedIn) {
+    try {
+      signedIn = await call("GET", "/api/account");
+    } catch {
+      return { account: null, csrf: null };
+    }
+  }
+  return signedIn;
+}
+
+/** What a sign-in, sign-up or sign-out answered: the session this browser now has. */
+export function setMe(answer) {
+  signedIn = { account: answer.account, csrf: answer.csrf };
+  document.dispatchEvent(new CustomEvent("backalley:account"));
 }
 
 const KEY = "backalley.tables";

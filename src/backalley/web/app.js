@@ -1,7 +1,10 @@
 // The page's entry: the header (language, sound, settings), and the route from the address.
+import { renderAccount } from "./account.js";
+import { me } from "./api.js";
 import { toast } from "./dom.js";
 import { LANGUAGES, chooseLanguage, t, useLanguage } from "./i18n.js";
 import { renderHome } from "./home.js";
+import { renderLeaderboard, renderProfile } from "./players.js";
 import { renderReplay } from "./replay.js";
 import { allowNotifications } from "./signal.js";
 import { onSetting, setSetting, setting } from "./settings.js";
@@ -30,9 +33,13 @@ async function route() {
   try {
     const table = path.match(/^\/t\/([\w-]+)$/);
     const replay = path.match(/^\/replay\/([\w-]+)$/);
+    const player = path.match(/^\/players\/([\w-]+)$/);
     let left;
-    if (table) left = renderTable(main, table[1], new URLSearchParams(location.search), go);
+    if (table) left = await renderTable(main, table[1], new URLSearchParams(location.search), go);
     else if (replay) left = await renderReplay(main, replay[1]);
+    else if (player) left = await renderProfile(main, player[1]);
+    else if (path === "/leaderboard") left = await renderLeaderboard(main);
+    else if (path === "/account") left = await renderAccount(main, go);
     else left = await renderHome(main, go);
     if (mine === routed) leave = left;
     else if (left) left();
@@ -86,10 +93,20 @@ function labels() {
     "settings-done": t("done"), skip: t("Skip to the game"),
   };
   for (const [id, text] of Object.entries(words)) document.getElementById(id).textContent = text;
+  document.getElementById("nav-board").textContent = t("Leaderboard");
+  showAccount();
   const open = document.getElementById("open-settings");
   open.innerHTML = GEAR;
   open.setAttribute("aria-label", t("Settings"));
   showSettings();
+}
+
+/** The header's account link: "Sign in", or the name signed in. */
+async function showAccount() {
+  const { account } = await me();
+  const link = document.getElementById("nav-account");
+  link.textContent = account ? account.name : t("Sign in");
+  link.setAttribute("aria-label", account ? t("your account: {name}", { name: account.name }) : t("Sign in"));
 }
 
 async function start() {
@@ -118,6 +135,7 @@ async function start() {
     }
   });
   window.addEventListener("popstate", route);
+  document.addEventListener("backalley:account", showAccount);
   labels();
   route();
 }

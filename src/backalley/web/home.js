@@ -1,6 +1,6 @@
 // The home page: play at once against bots, the lobby (public tables waiting for players and
 // games to watch), a new table of one's own, and the games of this browser.
-import { about, call, remember, remembered } from "./api.js";
+import { about, call, me, remember, remembered } from "./api.js";
 import { botLabel } from "./cards.js";
 import { element, keepName, nameField, toast } from "./dom.js";
 import { t } from "./i18n.js";
@@ -172,7 +172,13 @@ async function startTable(settings, name, { bots }, go) {
 async function yourGames() {
   const section = element("section", { class: "panel" }, element("h2", { text: t("Your games") }));
   const list = element("ul", { class: "games" });
-  const tables = Object.entries(remembered()).sort((a, b) => b[1].at - a[1].at).slice(0, 20);
+  let tables = Object.entries(remembered()).sort((a, b) => b[1].at - a[1].at).slice(0, 20);
+  const { account } = await me();
+  if (account) {  // the account's games, from any device, after this browser's own
+    const { seats } = await call("GET", "/api/account/seats").catch(() => ({ seats: [] }));
+    const here = new Set(tables.map(([id]) => id));
+    tables = tables.concat(seats.filter((s) => !here.has(s.table)).map((s) => [s.table, { seat: s.seat }])).slice(0, 30);
+  }
   const infos = await Promise.all(tables.map(([id]) => call("GET", `/api/tables/${id}`).catch(() => null)));
   tables.forEach(([id], index) => {
     const info = infos[index];

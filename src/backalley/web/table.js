@@ -2,7 +2,7 @@
 // through a show queue, so that cards move and a finished trick rests before the next thing
 // is shown; the server never waits for the page. The page never works out a rule: legal
 // cards and bids, who won a trick and whether a move may be taken back come from the server.
-import { about, call, forget, remember, remembered } from "./api.js";
+import { about, call, forget, me, remember, remembered } from "./api.js";
 import { bidLabel, botLabel, cardElement, cardLabel, cardText, playedRow, seatName, suitLabel } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { element, keepName, nameField, toast } from "./dom.js";
@@ -18,10 +18,16 @@ import { ShowQueue } from "./show.js";
 import { signalTurn } from "./signal.js";
 import { sound } from "./sound.js";
 
-export function renderTable(main, tableId, params, go) {
+export async function renderTable(main, tableId, params, go) {
   const mine = remembered()[tableId];
   if (params.has("watch")) return open(main, tableId, { watch: params.get("watch") || "" }, null, go);
   if (mine && mine.token) return open(main, tableId, { token: mine.token }, mine, go);
+  const { account } = await me();
+  if (account && !params.has("invite")) {  // a seat of the account's, taken on another device
+    const { seats } = await call("GET", "/api/account/seats");
+    const held = seats.find((entry) => entry.table === tableId);
+    if (held) return open(main, tableId, {}, { seat: held.seat, name: account.name, account: true }, go);
+  }
   joinPage(main, tableId, params, go);
   return null;
 }
