@@ -266,8 +266,11 @@ def test_a_guest_claims_the_seats_held_before_signing_up(server: Server) -> None
     assert answer["claimed"] == []  # the seat is another account's now
 
 
-def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(tmp_path: Path) -> None:
-    url = database("sqlite", tmp_path)
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = database(kind, tmp_path, request)
     server = Server.start(url)
     try:
         people = [member(server.base, name) for name in ("Ruth", "Sven")]
@@ -283,18 +286,23 @@ def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(tmp_path: P
             if game % 2:
                 plays.append(play_as(server.base, people[1], table["id"], seed=game + 50))
             run(_together(plays))
+        three = create_table(server.base, {"rules": "classic3", "hand_sizes": [2], "pace": 0})
+        sit(people[1], three, seat=2)
+        for seat in (0, 1):
+            seat_bot(server.base, three, seat, "hard")
+        run(play_as(server.base, people[1], three["id"], seed=99))  # three sides of one
         ids = [p.account["id"] for p in people]
-        wait_for(lambda: http(server.base, "GET", f"/api/players/{ids[0]}")[1]["rating"]["games"]
-                 == 6)  # fmt: skip
+        wait_for(lambda: http(server.base, "GET", f"/api/players/{ids[1]}")[1]["rating"]["games"]
+                 == 4)  # fmt: skip
     finally:
         server.stop()
     live = _ratings(url)
-    assert [r[0] for r in live["ratings"]] == sorted(ids) and len(live["history"]) == 9
+    assert [r[0] for r in live["ratings"]] == sorted(ids) and len(live["history"]) == 10
     done = subprocess.run(
         [sys.executable, "-m", "backalley", "ratings", "--rebuild", "--db", url],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
-    assert "6 games rated" in done.stdout and "Ruth" in done.stdout
+    assert "7 games rated" in done.stdout and "Ruth" in done.stdout
     assert _ratings(url) == live  # exactly: the same games in the same order
 
 
@@ -313,3 +321,51 @@ def _ratings(url: str) -> dict[str, list[Any]]:
         }
     engine.dispose()
     return found
+
+
+def test_a_game_left_for_good_is_not_rated_and_counts_on_the_leavers_profile(
+    server: Server,
+) -> None:
+    leaver, stayer = member(server.base, "Uma"), member(server.base, "Vito")
+    table = create_table(server.base, {"hand_sizes": [2, 1], "pace": 0, "level": "easy"})
+    sit(leaver, table, seat=0)
+    sit(stayer, table, seat=1)
+    for seat in (2, 3):
+        seat_bot(server.base, table, seat, "easy")
+
+    async def leave_then_finish() -> None:
+        async with Seat.connect(server.base, table["id"], member=leaver) as seat:
+            await seat.until(lambda s: s.view is not None)
+        assert leaver.request("POST", f"/api/tables/{table['id']}/leave", {})[0] == 200
+        await play_as(server.base, stayer, table["id"])
+
+    run(leave_then_finish())
+    gone = wait_for(lambda: http(server.base, "GET", f"/api/players/{leaver.account['id']}")[1])
+    assert gone["figures"]["left"] == 1 and gone["figures"]["games"] == 1
+    [game] = gone["games"]
+    assert game["left"] and not game["rated"] and not game["won"]
+    stayed = http(server.base, "GET", f"/api/players/{stayer.account['id']}")[1]
+    assert not stayed["games"][0]["rated"]
+    time.sleep(1)  # the ratings have had their chance to take the game in
+    for someone in (leaver, stayer):
+        profile = http(server.base, "GET", f"/api/players/{someone.account['id']}")[1]
+        assert profile["rating"]["games"] == 0 and profile["history"] == []
+
+
+def test_the_websocket_takes_the_session_only_from_the_servers_own_pages(server: Server) -> None:
+    someone = member(server.base, "Yara")
+    table = create_table(server.base, {"hand_sizes": [1], "pace": 0, "public": True})
+    sit(someone, table, seat=3)
+    for seat in (0, 1, 2):
+        seat_bot(server.base, table, seat, "easy")
+    forged = Member(server.base)
+    forged.cookie = someone.cookie
+    forged.base = "http://evil.example"  # the Origin a page of another site would send
+
+    async def seat_of(who: Member) -> int | None:
+        async with Seat.connect(server.base, table["id"], member=who) as seat:
+            await seat.until(lambda s: s.view is not None)
+            return seat.seat
+
+    assert run(seat_of(someone)) == 3
+    assert run(seat_of(forged)) is None  # a spectator at this public table, not seat 3
