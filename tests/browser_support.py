@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from backalley.server.client import create_table, seat_bot, take_seat
+from backalley.server.client import Member, Seat, create_table, seat_bot, take_seat
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -171,3 +171,47 @@ def play_to_the_end(page: Any, on_turn: Any = None) -> None:
 
 def cards_in(page: Any, selector: str) -> list[str]:
     return list(page.locator(selector).evaluate_all("cs => cs.map(c => c.dataset.card)"))
+
+
+def member_of(context: Any, base: str) -> Member:
+    """The account signed in in a browser context, as a client of the API: its cookie, and
+    the CSRF token the server gives for it."""
+    someone = Member(base)
+    [cookie] = [c for c in context.cookies() if c["name"] == "backalley_session"]
+    someone.cookie = cookie["value"]
+    status, answer = someone.request("GET", "/api/account")
+    assert status == 200 and answer["account"] is not None
+    someone.csrf, someone.account = answer["csrf"], answer["account"]
+    return someone
+
+
+def account_game(base: str, someone: Member, seed: int, level: str = "medium") -> str:
+    """A one-deal game that ``someone``'s account plays to its end against bots (played by
+    random legal choices, through the API, in a thread of its own: Playwright's loop runs in
+    the test's); the table's id."""
+    import asyncio
+    import random
+    from concurrent.futures import ThreadPoolExecutor
+
+    table = create_table(base, {"hand_sizes": [1], "pace": 0, "level": level})
+    status, _ = someone.request(
+        "POST", f"/api/tables/{table['id']}/seats/0",
+        {"invite": table["invites"][0]["invite"], "name": someone.account["name"]},
+    )  # fmt: skip
+    assert status == 201
+    for seat in (1, 2, 3):
+        seat_bot(base, table, seat, level)
+
+    async def play() -> None:
+        rng = random.Random(seed)
+        async with Seat.connect(base, table["id"], member=someone) as seat:
+            while True:
+                await seat.until(lambda s: s.view is not None and (s.my_turn or s.over))
+                if seat.over:
+                    return
+                assert seat.view is not None
+                await seat.reply(await seat.act(rng.choice(seat.view["legal"])))
+
+    with ThreadPoolExecutor(1) as aside:
+        aside.submit(asyncio.run, asyncio.wait_for(play(), 60)).result()
+    return str(table["id"])

@@ -20,10 +20,12 @@ from browser_support import (
     RESTING,
     ROOT,
     Watched,
+    account_game,
     act_once,
     against_bots,
     browser,
     create,
+    member_of,
     needs_chromium,
     sit,
 )
@@ -122,6 +124,17 @@ def test_every_page_and_state_has_no_serious_violation(
     page.goto(public["invites"][1]["url"])
     page.wait_for_selector(".join-seats li")
     audit(page, "join")
+    page.goto(server.base + "/account")
+    page.wait_for_selector("form.account-form")
+    audit(page, "account, signed out")
+    name = f"Audit {lang} {size}"
+    signing_up = page.locator("form.account-form").nth(1)
+    signing_up.locator("input[name=name]").fill(name)
+    signing_up.locator("input[name=password]").fill("a long enough secret")
+    signing_up.locator("button[type=submit]").click()
+    page.wait_for_selector("a[href^='/players/']")
+    audit(page, "account, signed in")
+    profile = page.locator("a[href^='/players/']").first.get_attribute("href")
     create(page, server.base, bots=False)
     page.wait_for_selector(".overlay.waiting")
     audit(page, "waiting for players")
@@ -142,6 +155,17 @@ def test_every_page_and_state_has_no_serious_violation(
     page.goto(f"{server.base}/t/{running['id']}?watch")
     page.wait_for_selector(".pod .backs")
     audit(page, "spectator")
+    account_game(server.base, member_of(watched.context, server.base), seed=1)
+    for _ in range(100):  # the ratings take the game in a moment after it ends
+        if http(server.base, "GET", "/api" + profile)[1]["history"]:
+            break
+        page.wait_for_timeout(100)
+    page.goto(server.base + profile)
+    page.wait_for_selector(".profile svg.chart")
+    audit(page, "profile")
+    page.goto(server.base + "/leaderboard")
+    page.wait_for_selector("table.board")
+    audit(page, "leaderboard")
     states = sorted(set(audit.checked))
     print(f"axe-core at {audit.where}: {len(states)} page states checked: {', '.join(states)}")
     record_property("axe_checked", len(states))

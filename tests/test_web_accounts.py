@@ -5,23 +5,21 @@ time. ``BACKALLEY_SCREENSHOTS=1`` saves the account, profile and leaderboard scr
 
 from __future__ import annotations
 
-import asyncio
-import random
 import statistics
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from backalley.ratings import PROVISIONAL_SIGMA
-from backalley.server.client import Member, Seat, create_table, seat_bot
+from backalley.server.client import Member
 from backalley.server.client import request as http
 from browser_support import (
     DESKTOP,
     PHONE,
     Watched,
+    account_game,
     browser,
     create,
     needs_chromium,
@@ -29,7 +27,7 @@ from browser_support import (
     play_to_the_end,
     shots,
 )
-from server_support import Server, play_randomly, server
+from server_support import Server, server
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 __all__ = ["browser", "server", "shots"]  # fixtures
@@ -96,7 +94,7 @@ def test_an_account_finds_its_game_on_a_second_browser_and_climbs_the_leaderboar
         if rating["games"] == games and rating["sigma"] < PROVISIONAL_SIGMA:
             break
         if rating["games"] == games:
-            _bot_game(server.base, someone, seed=games)
+            account_game(server.base, someone, seed=games)
             games += 1
         else:
             time.sleep(0.1)
@@ -115,24 +113,6 @@ def test_an_account_finds_its_game_on_a_second_browser_and_climbs_the_leaderboar
     page.screenshot(path=shots / "profile-desktop.png", full_page=True)
     first.close()
     second.close()
-
-
-def _bot_game(base: str, someone: Member, seed: int) -> None:
-    table = create_table(base, {"hand_sizes": [1], "pace": 0, "level": "medium"})
-    status, _ = someone.request(
-        "POST", f"/api/tables/{table['id']}/seats/0",
-        {"invite": table["invites"][0]["invite"], "name": "Rosa"},
-    )  # fmt: skip
-    assert status == 201
-    for seat in (1, 2, 3):
-        seat_bot(base, table, seat, "medium")
-
-    async def play() -> None:
-        async with Seat.connect(base, table["id"], member=someone) as seat:
-            await play_randomly(seat, random.Random(seed))
-
-    with ThreadPoolExecutor(1) as aside:  # Playwright's own loop runs in this thread
-        aside.submit(asyncio.run, asyncio.wait_for(play(), 60)).result()
 
 
 def test_a_wrong_password_and_an_unknown_name_look_the_same(server: Server, browser: Any) -> None:
