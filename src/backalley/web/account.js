@@ -10,11 +10,11 @@ function input(name, label, attributes) {
   return element("label", { class: "field" }, element("span", { text: label }), box);
 }
 
-function form(title, fields, button, send) {
+function form(title, fields, button, send, kind = "primary") {
   const id = `form-${Math.random().toString(36).slice(2, 8)}`;
   const node = element("form", { class: "panel account-form", "aria-labelledby": id },
     element("h2", { id, text: title }), ...fields);
-  const submit = element("button", { type: "submit", class: "primary", text: button });
+  const submit = element("button", { type: "submit", class: kind, text: button });
   const said = element("p", { class: "form-error", role: "alert" });
   node.append(said, submit);
   node.addEventListener("submit", async (event) => {
@@ -99,7 +99,7 @@ export async function renderAccount(main, go) {
     if (!window.confirm(t("Delete the account {name} for good?", { name: account.name }))) return;
     setMe(await call("POST", "/api/account/delete", data));
     go("/");
-  });
+  }, "danger");
   main.replaceChildren(element("div", { class: "account-page" }, head, element("div", { class: "two" }, password, remove)));
   return null;
 }
