@@ -11,9 +11,11 @@ move back (its summary's ``rated``). Its places come from the final scores
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
@@ -58,32 +60,33 @@ class Standings:
 def catch_up(engine: Engine, progress: Callable[[int], None] | None = None) -> int:
     """Take in, oldest end first, the finished games the ratings have not taken in yet; how
     many were rated. ``progress`` is told how many games each transaction took in."""
+    return _take_in(engine.begin, progress)
+
+
+def rebuild(engine: Engine, progress: Callable[[int], None] | None = None) -> int:
+    """Forget every rating and take every finished game in again, in one transaction; how
+    many games were rated."""
+    with engine.begin() as connection:
+        connection.execute(delete(rating_history))
+        connection.execute(delete(ratings))
+        connection.execute(update(tables).where(tables.c.status == "finished").values(rating=None))
+        return _take_in(lambda: contextlib.nullcontext(connection), progress)
+
+
+def _take_in(
+    transaction: Callable[[], AbstractContextManager[Connection]],
+    progress: Callable[[int], None] | None,
+) -> int:
+    """Batches of games until none is left, each in a ``transaction()``: games rated."""
     rated = 0
     while True:
-        with engine.begin() as connection:
+        with transaction() as connection:
             done, count = _batch(connection)
         rated += count
         if progress is not None and done:
             progress(done)
         if done < BATCH:
             return rated
-
-
-def rebuild(engine: Engine, progress: Callable[[int], None] | None = None) -> int:
-    """Forget every rating and take every finished game in again, in one transaction; how
-    many games were rated."""
-    rated = 0
-    with engine.begin() as connection:
-        connection.execute(delete(rating_history))
-        connection.execute(delete(ratings))
-        connection.execute(update(tables).where(tables.c.status == "finished").values(rating=None))
-        while True:
-            done, count = _batch(connection)
-            rated += count
-            if progress is not None and done:
-                progress(done)
-            if done < BATCH:
-                return rated
 
 
 def finished_games(engine: Engine) -> int:
