@@ -90,6 +90,8 @@ def test_a_game_played_signed_in_is_found_and_played_from_a_second_client(server
     assert "token" not in json.dumps(seats)
     view = run(play_as(server.base, second, table["id"]))
     assert view["seat"] == 0 and view["phase"] == "over"
+    record = finished_record(server.base, table["id"])
+    assert record["players"][0] == "Marta"  # the account's name, not the one the seat gave
     profile = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1])
     [game] = profile["games"]
     assert game["table"] == table["id"] and game["seat"] == 0 and game["rated"]
@@ -117,7 +119,7 @@ def test_a_change_authorised_by_the_cookie_needs_the_csrf_token_and_the_page_ori
     wrong = dict(someone.headers(), **{"x-csrf-token": "not-it"})
     assert http(server.base, "POST", leave, {}, headers=wrong)[0] == 403
     status, described = http(server.base, "GET", f"/api/tables/{table['id']}")
-    assert described["seats"][1]["name"] == "me"  # nothing changed
+    assert described["seats"][1]["name"] == "Olek"  # nothing changed
     assert someone.request("POST", leave, {})[0] == 200  # with the token it goes through
     assert http(server.base, "GET", f"/api/tables/{table['id']}")[1]["seats"][1]["name"] is None
 

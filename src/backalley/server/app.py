@@ -36,6 +36,7 @@ from backalley.server.account_routes import (
     WRONG_PER_NAME,
     CookieGuard,
     account_of,
+    session_of,
 )
 from backalley.server.accounts import Accounts
 from backalley.server.bots import BotPool
@@ -157,6 +158,12 @@ async def show_table(request: Request) -> Response:
     return JSONResponse(await (await _table(request)).stored_description())
 
 
+def _seat_name(request: Request, data: dict[str, Any]) -> object:
+    """The name a seat is taken under: the account's when signed in, else the one given."""
+    session = session_of(request)
+    return data.get("name") if session is None else session.account.name
+
+
 async def take_seat(request: Request) -> Response:
     may_guess(request)
     table = await _table(request)
@@ -165,7 +172,7 @@ async def take_seat(request: Request) -> Response:
     invite = data.get("invite")
     if not isinstance(invite, str):
         raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
-    token = await table.take(seat, invite, data.get("name"), account_of(request))
+    token = await table.take(seat, invite, _seat_name(request, data), account_of(request))
     return JSONResponse(
         {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
     )
@@ -174,7 +181,7 @@ async def take_seat(request: Request) -> Response:
 async def take_free_seat(request: Request) -> Response:
     table = await _table(request)
     data = await body(request)
-    seat, token = await table.take_free_seat(data.get("name"), account_of(request))
+    seat, token = await table.take_free_seat(_seat_name(request, data), account_of(request))
     return JSONResponse(
         {"seat": seat, "token": token, "table": await table.stored_description()}, status_code=201
     )

@@ -26,10 +26,15 @@ export function toast(text) {
 const NAME = "backalley.name";
 
 /** The "your name" field, filled with the name last used in this browser. */
-export function nameField() {
+export function nameField(account = null) {
   const input = element("input", { name: "name", required: "", maxlength: "24", autocomplete: "nickname" });
   input.value = localStorage.getItem(NAME) || "";
   const label = element("label", { class: "field" }, element("span", { text: t("Your name") }), input);
+  if (account) {  // signed in: a seat is taken under the account's name
+    input.value = account.name;
+    input.readOnly = true;
+    label.append(element("small", { text: t("signed in: you play under your account's name") }));
+  }
   return { label, input };
 }
 

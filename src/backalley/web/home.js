@@ -33,7 +33,7 @@ function tick(name, label, checked = false) {
 /** Draw the home page; returns a way to leave it (the lobby stops being asked). */
 export async function renderHome(main, go) {
   const facts = await about();
-  const name = nameField();
+  const name = nameField((await me()).account);
   const quick = element("section", { class: "panel quick", "aria-labelledby": "quick-title" },
     element("h1", { id: "quick-title", text: t("Back Alley") }),
     element("p", { text: t("Two partnerships, two jokers, a turned-up trump, hands that shrink and grow.") }),

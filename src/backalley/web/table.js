@@ -72,7 +72,7 @@ async function joinPage(main, tableId, params, go) {
     if (table.public) form.append(element("a", { href: `/t/${tableId}?watch`, text: t("watch the game") }));
     return;
   }
-  const name = nameField();
+  const name = nameField((await me()).account);
   const sit = element("button", { type: "submit", class: "primary", text: t("Sit down") });
   form.append(name.label, sit);
   form.addEventListener("submit", async (event) => {
