@@ -1,5 +1,7 @@
-"""Ratings accuracy: how well OpenSkill's ratings (backalley.ratings) predict games between
-bots of known strength, and the calibration that fixes the bots' anchors.
+"""Ratings accuracy: OpenSkill's predictions of games between bots, and the bots' anchors.
+
+How well the ratings (backalley.ratings) predict games between bots of known strength, and
+the calibration that fixes the bots' ratings on the server.
 
     python benchmarks/ratings_accuracy.py [--games N] [--jobs J] [--seed S] [--calibrate]
                                           [--length L] [--weights W] [--timed]
@@ -438,7 +440,7 @@ def parse_weights(text: str) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4000, help="games in each set")
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--calibrate", action="store_true", help=f"write {ANCHORS.name}")
     parser.add_argument("--length", choices=GAME_LENGTHS, default="longer")

@@ -3,8 +3,8 @@ sides of two in a partnership game, three sides of one in ``classic3``.
 
 A side's place is its rank by final score (the tie-breaker's winner first, a draw shared).
 People's ratings move; a bot's rating is its level's anchor (:func:`anchors`, fixed by a
-calibration run between the levels: ``python benchmarks/ratings.py --calibrate``) and never
-moves, so that the bots hold the scale in place; a guest (a seat with no account) plays as a
+calibration run between the levels, ``python benchmarks/ratings_accuracy.py --calibrate``)
+and never moves, so that the bots hold the scale in place; a guest (a seat with no account) plays as a
 newcomer each game and keeps nothing. This module does no I/O beyond reading the anchors
 shipped with it, and knows nothing of the server (docs/ratings.md).
 
@@ -26,8 +26,9 @@ from typing import Any
 
 MU = 25.0  #: a newcomer's mean skill
 SIGMA = MU / 3  #: a newcomer's uncertainty
-#: A rating is provisional until its uncertainty drops below this: about twelve games
-#: against bots of known strength from a newcomer's 8.33 (docs/ratings.md).
+#: A rating is provisional until its uncertainty drops below this, from a newcomer's 8.33:
+#: twelve games with medium bots at the table, about twenty (at most about 24 in nine cases
+#: out of ten) with bots of mixed levels (benchmarks/ratings_accuracy.py; docs/ratings.md).
 PROVISIONAL_SIGMA = 5.0
 
 
