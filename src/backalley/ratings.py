@@ -4,9 +4,9 @@ sides of two in a partnership game, three sides of one in ``classic3``.
 A side's place is its rank by final score (the tie-breaker's winner first, a draw shared).
 People's ratings move; a bot's rating is its level's anchor (:func:`anchors`, fixed by a
 calibration run between the levels, ``python benchmarks/ratings_accuracy.py --calibrate``)
-and never moves, so that the bots hold the scale in place; a guest (a seat with no account) plays as a
-newcomer each game and keeps nothing. This module does no I/O beyond reading the anchors
-shipped with it, and knows nothing of the server (docs/ratings.md).
+and never moves, so that the bots hold the scale in place; a guest (a seat with no account)
+plays as a newcomer each game and keeps nothing. This module does no I/O beyond reading the
+anchors shipped with it, and knows nothing of the server (docs/ratings.md).
 
 >>> ana, bo = NEWCOMER, NEWCOMER
 >>> [[ana, _], [bo, _]] = rate([[ana, anchors()["medium"]], [bo, anchors()["medium"]]],
