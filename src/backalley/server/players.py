@@ -10,7 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from backalley.engine import DealKind, Game
-from backalley.ratings import Standing
+from backalley.ratings import Standing, anchors
 from backalley.server.store import (
     accounts,
     game_players,
@@ -154,6 +154,8 @@ def leaderboard(connection: Connection, limit: int = 200) -> dict[str, Any]:
     return {
         "rated": [e for e in entries if not e["provisional"]][:limit],
         "provisional": [e for e in entries if e["provisional"]][:limit],
+        # the bots' fixed ratings, which hold the scale: a player sees where they stand
+        "bots": [{"level": level} | s.to_json() for level, s in anchors().items()],
     }
 
 

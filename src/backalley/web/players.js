@@ -113,6 +113,11 @@ export async function renderLeaderboard(main) {
   if (board.rated.length) section.append(boardTable(board.rated, t("Rated players")));
   else section.append(element("p", { text: t("Nobody has left the provisional list yet.") }));
   if (board.provisional.length) section.append(boardTable(board.provisional, t("Provisional")));
+  const bots = element("table", { class: "board" }, element("caption", { text: t("The bots, whose ratings hold the scale") }));
+  const head = element("tr", {}, element("th", { scope: "col", text: t("bot") }), element("th", { scope: "col", text: t("rating") }));
+  bots.append(element("thead", {}, head), element("tbody", {},
+    ...board.bots.map((bot) => element("tr", {}, element("td", { text: t(bot.level) }), element("td", { text: String(bot.rating) })))));
+  section.append(bots);
   main.replaceChildren(section);
   return null;
 }
