@@ -20,20 +20,26 @@ RULE_IDS = {"B1", "C2", "D6", "D7", "E1", "E2", "E3", "P2", "P3", "P4", "P6"}
 @st.composite
 def rulesets(draw: st.DrawFn) -> Ruleset:
     """A preset with a short game and any mix of its options."""
-    preset = draw(st.sampled_from(["standard", "classic", "classic3"]))
+    preset = draw(st.sampled_from(["standard", "classic", "classic3", "bab"]))
     options = {
         "hand_sizes": draw(st.lists(st.integers(1, 13), min_size=1, max_size=3)),
-        "joker_turnup": draw(st.sampled_from(["no_trump", "turn_again"])),
+        "joker_turnup": draw(st.sampled_from(["no_trump", "turn_again", "lone_joker"])),
         "renig_min_hand": draw(st.sampled_from([None, 1, 5, 7])),
-        "all_pass": draw(st.sampled_from(["redeal", "play"])),
+        "all_pass": draw(st.sampled_from(["redeal", "play", "redeal_same"])),
         "all_pass_limit": draw(st.sampled_from([None, 1, 3])),
-        "max_bid": draw(st.sampled_from(["hand_minus_one", "hand"])),
+        "max_bid": draw(st.sampled_from(["hand_minus_one", "hand", "hand_cap_12"])),
         "board_tie_leader": draw(st.sampled_from(["last", "first"])),
         "board_leads_trump": draw(st.sampled_from(["bidder", "side", "off"])),
-        "blooper_forces": draw(st.booleans()),
-        "board_multiplier": draw(st.booleans()),
+        "blooper_forces": draw(st.sampled_from([True, False, "big_opponents"])),
+        "board_multiplier": draw(st.sampled_from([True, False, "doubling"])),
         "tie_breaker": draw(st.booleans()),
+        "contract_cap": draw(st.booleans()),
+        "contract_points": draw(st.sampled_from([5, 10])),
+        "zero_contract": draw(st.sampled_from(["nothing", "tricks"])),
+        "rainbow_hand": draw(st.sampled_from([None, 1, 4, 13])),
     }
+    if preset == "bab" and draw(st.booleans()):
+        options = {"hand_sizes": options["hand_sizes"]}  # the preset as it is
     return Ruleset.preset(preset, **options)
 
 

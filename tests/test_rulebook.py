@@ -24,10 +24,10 @@ DOCS = ROOT / "docs"
 RULE_BOOK = DOCS / "rules.md"
 IDS = [
     *(f"C{i}" for i in range(1, 5)),
-    *(f"D{i}" for i in range(1, 8)),
+    *(f"D{i}" for i in range(1, 9)),
     *(f"B{i}" for i in range(1, 5)),
     *(f"P{i}" for i in range(1, 7)),
-    *(f"S{i}" for i in range(1, 5)),
+    *(f"S{i}" for i in range(1, 6)),
     *(f"E{i}" for i in range(1, 4)),
 ]
 
@@ -50,12 +50,14 @@ def table(text: str, header: str) -> list[list[str]]:
 
 
 def runs(text: str) -> list[int]:
-    """Hand sizes written as runs, the way ``backalley rules`` shows them: ``13-1,2-13``."""
+    """Hand sizes written as runs, the way ``backalley rules`` shows them: ``13-1,2-13``, and
+    ``12-2/2`` by twos."""
     sizes: list[int] = []
     for part in text.split(","):
+        part, _, by = part.partition("/")
         first, _, last = part.partition("-")
-        a, b = int(first), int(last or first)
-        sizes.extend(range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
+        a, b, step = int(first), int(last or first), int(by or 1)
+        sizes.extend(range(a, b + (1 if b >= a else -1), step if b >= a else -step))
     return sizes
 
 

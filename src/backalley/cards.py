@@ -274,9 +274,12 @@ def mask_cards(
     ]
 
 
-def trump_mask(trump: int | None) -> int:
-    """Every trump when ``trump`` is the trump suit: the suit and both jokers (C3); 0 for none."""
-    return 0 if trump is None else SUIT_MASKS[trump] | JOKERS
+def trump_mask(trump: int | None, lone_joker: int | None = None) -> int:
+    """Every trump when ``trump`` is the trump suit: the suit and both jokers (C3); with no
+    trump suit, the deal's lone joker (D8) or nothing."""
+    if trump is None:
+        return 0 if lone_joker is None else 1 << lone_joker
+    return SUIT_MASKS[trump] | JOKERS
 
 
 def format_cards(mask: int) -> list[str]:

@@ -81,7 +81,11 @@ from backalley.view import TRUMPS, DealSummary, SeatView, render, trump_text
 
 __all__ = [
     "BOARD",
+    "FORCE_ALL",
+    "FORCE_OPPONENTS",
+    "NO_FORCE",
     "PASS",
+    "RAINBOW",
     "Deal",
     "DealKind",
     "Game",
@@ -90,10 +94,14 @@ __all__ = [
     "SeatError",
     "action_name",
     "bid_action",
+    "blooper_forces_seat",
+    "blooper_mode",
+    "board_multiple",
     "deal_points",
     "follow_mask",
     "legal_cards",
     "parse_bid",
+    "side_score",
     "trick_winner",
     "voids",
     "winning_card",
@@ -142,8 +150,10 @@ _DEAL_FIELDS: Final = (
     "hands",
     "kind",
     "leader",
+    "lone_joker",
     "play",
     "points",
+    "rainbows",
     "seats",
     "stock",
     "thrown_in",
@@ -198,6 +208,9 @@ class Deal:
         self.seats = seats  #: the seats dealt in, clockwise (all but a sitter-out in E3)
         self.trump: int | None = None
         self.turned: tuple[int, ...] = ()  #: cards turned up, jokers set aside first (D5)
+        #: the deal's only trump when a joker was turned up under D8, wherever it lies
+        self.lone_joker: int | None = None
+        self.rainbows: tuple[int, ...] = ()  #: the seats holding a rainbow (S5)
         self.exchange: tuple[int, int, int] | None = None  #: (seat, joker shown, card drawn) D4
         self.thrown_in: str | None = None
         self.bids: list[int] = []  #: bid actions in bidding order
@@ -240,7 +253,7 @@ class Deal:
             lines.append("bids    " + " · ".join(f"seat {s} {b}" for s, b in bids))
         leader = self.leader
         size = len(self.seats)
-        trumps = trump_mask(self.trump)
+        trumps = trump_mask(self.trump, self.lone_joker)
         for start in range(0, len(self.play), size):
             if leader is None:
                 break
@@ -274,6 +287,7 @@ _GAME_FIELDS: Final = (
     "_active",
     "_bid_actions",
     "_bid_lists",
+    "_big_opponents",
     "_blooper",
     "_broken",
     "_counted",
@@ -355,10 +369,11 @@ class Game:
         self._counted = 0
         self._side = tuple(rules.side_of(s) for s in range(self.num_players))
         self._phase = _DEAL
-        self._blooper = rules.blooper_forces
+        self._blooper = rules.blooper_forces is True  # P4: both Bloopers force everyone
+        self._big_opponents = rules.blooper_forces == "big_opponents"  # the Big, opponents
         self._pending_tie: tuple[DealKind, tuple[int, ...]] | None = None
         self._renig_from = rules.renig_min_hand
-        self._bid_lists = _bid_lists(rules.max_bid == "hand")
+        self._bid_lists = _bid_lists(rules.max_bid)
         self._reset_deal_state()
         if self.rng is not None:
             self._deal_from_rng(self.rng.randrange(self.num_players))
@@ -460,8 +475,10 @@ class Game:
         last = self._deal
         if last is None:
             return None
-        if last.thrown_in == "renig":
-            return last.dealer
+        if last.thrown_in == "renig" or (
+            last.thrown_in == "all_pass" and self.rules.all_pass == "redeal_same"
+        ):
+            return last.dealer  # D6; D7 with "redeal_same"
         return self.rules.left_of(last.dealer)
 
     def start_deal(
@@ -577,7 +594,7 @@ class Game:
         self._deal = deal
         self._hands = list(hands)
         self._turn_up(deal)
-        self._tmask = trump_mask(deal.trump)
+        self._tmask = trump_mask(deal.trump, deal.lone_joker)
         self._tricks = deal.tricks
         self._play = deal.play
         self._active = len(seats)
@@ -605,6 +622,14 @@ class Game:
     def _turn_up(self, deal: Deal) -> None:
         """Turn up the stock's top card and settle the trump suit (D3, D4, D5)."""
         stock = deal.stock
+        if self.rules.joker_turnup == "lone_joker":  # D8: no exchange, the other joker trumps
+            top = stock[0]
+            deal.turned = (top,)
+            if top < LITTLE_BLOOPER:
+                deal.trump = suit_of(top)
+            else:
+                deal.lone_joker = BIG_BLOOPER if top == LITTLE_BLOOPER else LITTLE_BLOOPER
+            return
         if self.rules.joker_turnup == "no_trump":
             top = stock[0]
             deal.turned = (top,)
@@ -664,7 +689,18 @@ class Game:
             self._lead_mask,
             self._tmask,
             self._broken or self._free_lead[seat],
-            self._blooper,
+            self._forced(seat, led),
+        )
+
+    def _forced(self, seat: int, led: int) -> bool:
+        """Whether a Blooper led forces ``seat``'s trump (P4): either Blooper, anyone; or,
+        with ``"big_opponents"``, the Big Blooper, the leader's opponents only."""
+        if self._blooper:
+            return True
+        return (
+            self._big_opponents
+            and led == BIG_BLOOPER
+            and self._side[seat] != self._side[self._lead_seat]
         )
 
     def apply(self, action: object) -> None:
@@ -675,7 +711,9 @@ class Game:
         if type(action) is not int:
             if not isinstance(action, bool) and isinstance(action, int):
                 self.apply(int(action))  # a Card or a Bid from a view
-            elif isinstance(action, str) and is_bid_text(action):
+            elif isinstance(action, str) and (
+                is_bid_text(action) or self._board_name(action) is not None
+            ):
                 self.bid(action)
             else:
                 self.play(action)  # C2 for anything that is no card
@@ -725,7 +763,9 @@ class Game:
             raise IllegalAction(rule, N_("there is no bidding in a tie-breaker"))
         if self._phase != _BID:
             raise IllegalAction("B1", N_("no bid is due now"))
-        if isinstance(bid, str):
+        if isinstance(bid, str) and self._board_name(bid) is not None:
+            action = self._board_named(bid)
+        elif isinstance(bid, str):
             try:
                 action = parse_bid(bid)
             except BidError:
@@ -746,6 +786,36 @@ class Game:
                 top=top,
             )
         self._bid(action)
+
+    def _board_name(self, text: str) -> int | None:
+        """The level a bab-online board spelling names (``B``, ``2B``, ``3B``, ``4B``, in any
+        case: B4), under the ``bab`` preset only; else ``None``."""
+        if self.rules.name != "bab":
+            return None
+        key = text.strip().upper()
+        if key == "B":
+            return 1
+        if len(key) == 2 and key[1] == "B" and key[0] in "234":
+            return int(key[0])
+        return None
+
+    def _board_named(self, text: str) -> int:
+        """BOARD for a bab-online board spelling that names the next level (B4).
+
+        :raises IllegalAction: B1 for a level that is not the next one.
+        """
+        level = self._board_name(text)
+        deal = self._deal
+        due = 1 if deal is None else deal.board_level + 1
+        if level != due:
+            raise IllegalAction(
+                "B1",
+                N_("{text} is board level {level}, but the next board bid here is level {due}"),
+                text=repr(text),
+                level=level,
+                due=due,
+            )
+        return BOARD
 
     def play(self, card: object, seat: object = None) -> None:
         """Play ``card`` (a card or its spelling) for the player on turn: P2–P6.
@@ -807,7 +877,7 @@ class Game:
                 card=name,
             )
         led = self._trick[0]
-        if led >= LITTLE_BLOOPER and self._blooper:
+        if led >= LITTLE_BLOOPER and self._forced(self._to_move, led) and hand & self._tmask:
             forced = card_name(legal.bit_length() - 1)
             if led == BIG_BLOOPER:
                 raise IllegalAction(
@@ -838,7 +908,10 @@ class Game:
             deal.board_level += 1
         elif value and contracts[side] != "board":
             current = contracts[side]
-            contracts[side] = str(int(current) + value) if isinstance(current, str) else str(value)
+            total = int(current) + value if isinstance(current, str) else value
+            if self.rules.contract_cap:
+                total = min(total, deal.hand_size)  # B3: cut to the hand, still a number
+            contracts[side] = str(total)
         if len(deal.bids) < self.num_players:
             self._to_move = self._next[seat]
             return
@@ -850,7 +923,7 @@ class Game:
         first = seats[0]
         values = [b - PASS for b in deal.bids]
         if not any(values):
-            if self.rules.all_pass == "redeal" and not self._all_pass_limit_reached():
+            if self.rules.all_pass != "play" and not self._all_pass_limit_reached():
                 deal.thrown_in = "all_pass"
                 self._phase = _DEAL
                 self._maybe_deal_on()
@@ -870,6 +943,10 @@ class Game:
         deal.leader = leader
         self._to_move = self._lead_seat = leader
         self._phase = _PLAY
+        if self.rules.rainbow_hand == deal.hand_size:
+            deal.rainbows = tuple(
+                seat for seat in deal.seats if _has_rainbow(self._hands[seat], deal.trump)
+            )
 
     def _all_pass_limit_reached(self) -> bool:
         """D7 ``all_pass_limit``: whether that many deals in a row, just before this one, were
@@ -912,10 +989,25 @@ class Game:
     def _score(self, deal: Deal) -> None:
         """S1–S4 for every side, then the next deal or the end of the game (E1)."""
         n = deal.hand_size
-        level = deal.board_level if self.rules.board_multiplier else 1
         points = []
-        for contract, taken in zip(deal.contracts, deal.tricks, strict=True):
-            points.append(deal_points(contract, taken, n, level))
+        for side, (contract, taken) in enumerate(zip(deal.contracts, deal.tricks, strict=True)):
+            multiple = 1
+            if contract == "board":
+                levels = self._board_levels(deal, side)
+                if (
+                    self.rules.board_multiplier == "doubling"
+                    and n == 13
+                    and levels == [1]
+                    and (
+                        sorted(deal.bids[i] for i in self._bid_indices(deal, side)) == [PASS, BOARD]
+                    )
+                ):
+                    contract = "13"  # S3's exception: a lone B and a 0 on 13 cards is 13
+                else:
+                    multiple = board_multiple(self.rules, max(levels), deal.board_level)
+            points.append(side_score(self.rules, contract, taken, n, multiple))
+        for seat in deal.rainbows:  # S5: a rainbow pays its side, made, set or neither
+            points[self._side[seat]] += RAINBOW
         deal.points = points
         for side, p in enumerate(points):
             self.scores[side] += p
@@ -924,6 +1016,18 @@ class Game:
         if self._counted == len(self.rules.hand_sizes):
             self._end_of_counted_deals()
         self._maybe_deal_on()
+
+    def _bid_indices(self, deal: Deal, side: int) -> list[int]:
+        """The places in ``deal.bids`` of the bids ``side``'s players made."""
+        order = self.rules.bidding_order(deal.dealer)
+        return [i for i, seat in enumerate(order[: len(deal.bids)]) if self._side[seat] == side]
+
+    def _board_levels(self, deal: Deal, side: int) -> list[int]:
+        """The levels of ``side``'s own board bids (B4: the k-th board of the deal is level
+        k)."""
+        boards = [i for i, action in enumerate(deal.bids) if action == BOARD]
+        mine = set(self._bid_indices(deal, side))
+        return [level for level, i in enumerate(boards, 1) if i in mine]
 
     def _end_of_counted_deals(self) -> None:
         """E1: the most points wins; a tie is a draw, or goes to a tie-breaker (E2, E3)."""
@@ -1106,10 +1210,16 @@ _DECK_ORDERS = math.factorial(NUM_CARDS)
 
 
 @functools.cache
-def _bid_lists(up_to_hand: bool) -> tuple[tuple[int, ...], ...]:
-    """The legal bids for each hand size (B1): pass, 1 to n − 1 (or n), board."""
-    extra = 1 if up_to_hand else 0
-    return tuple((PASS, *range(PASS + 1, PASS + size + extra), BOARD) for size in range(14))
+def _bid_lists(max_bid: str) -> tuple[tuple[int, ...], ...]:
+    """The legal bids for each hand size (B1): pass, 1 to n − 1 (or n, or n but never above
+    12), board."""
+    lists = []
+    for size in range(14):
+        top = size - 1 if max_bid == "hand_minus_one" else size
+        if max_bid == "hand_cap_12":
+            top = min(top, 12)
+        lists.append((PASS, *range(PASS + 1, PASS + top + 1), BOARD))
+    return tuple(lists)
 
 
 _BIT = tuple(1 << card for card in range(NUM_CARDS))
@@ -1141,6 +1251,63 @@ def _shuffled_deck(rng: random.Random) -> list[int]:
         number, j = divmod(number, i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
+
+
+RAINBOW: Final = 10  #: what one rainbow adds to its side's points (S5)
+
+#: P4's reach, as the solver's kernel takes it: no force, both Bloopers force everyone, the
+#: Big Blooper forces the leader's opponents only.
+NO_FORCE, FORCE_ALL, FORCE_OPPONENTS = 0, 1, 2
+
+
+def blooper_mode(rules: Ruleset) -> int:
+    """The ``blooper_forces`` option as one of NO_FORCE, FORCE_ALL, FORCE_OPPONENTS."""
+    if rules.blooper_forces == "big_opponents":
+        return FORCE_OPPONENTS
+    return FORCE_ALL if rules.blooper_forces is True else NO_FORCE
+
+
+def blooper_forces_seat(mode: int, led: int, same_side_as_leader: bool) -> bool:
+    """Whether the Blooper ``led`` forces a player's trump (P4), by ``mode``."""
+    if mode == FORCE_ALL:
+        return led >= LITTLE_BLOOPER
+    return mode == FORCE_OPPONENTS and led == BIG_BLOOPER and not same_side_as_leader
+
+
+def board_multiple(rules: Ruleset, side_level: int, deal_level: int) -> int:
+    """S3's *m* for a board side: the deal's board level (``board_multiplier`` true), two to
+    the power of the side's own highest level (``"doubling"``), or 1."""
+    if rules.board_multiplier == "doubling":
+        return int(2**side_level)
+    return deal_level if rules.board_multiplier is True else 1
+
+
+def side_score(
+    rules: Ruleset, contract: int | str | None, taken: int, hand_size: int, multiple: int = 1
+) -> int:
+    """What a side scores for a deal under ``rules``, before rainbows (S5): S1 with its
+    ``contract_points``, S2 with its ``zero_contract``, S3 with ``multiple`` (*m*).
+
+    >>> bab = Ruleset.preset("bab")
+    >>> side_score(bab, "5", 6, 8), side_score(bab, None, 2, 6), side_score(bab, "board", 4, 4, 4)
+    (51, 2, 160)
+    """
+    if contract is None:
+        return taken if rules.zero_contract == "tricks" else 0  # S2
+    if contract == "board":
+        sign = 1 if taken == hand_size else -1
+        return sign * 10 * hand_size * multiple  # S3
+    bid = int(contract)
+    points = rules.contract_points
+    return points * bid + taken - bid if taken >= bid else -points * bid  # S1
+
+
+def _has_rainbow(hand: int, trump: int | None) -> bool:
+    """S5: a card of each suit, a joker counting as one of the trump suit (of none when
+    there is no trump suit)."""
+    if trump is not None and hand & JOKERS:
+        hand |= SUIT_MASKS[trump]
+    return all(hand & SUIT_MASKS[suit] for suit in range(4))
 
 
 def deal_points(contract: int | str | None, taken: int, hand_size: int, level: int) -> int:

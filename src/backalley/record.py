@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backalley.cards import N_, SUITS, BackAlleyError, card_name, format_cards
-from backalley.engine import Deal, Game, IllegalAction, Phase, action_name
+from backalley.engine import PASS, Deal, Game, IllegalAction, Phase, action_name
 from backalley.rules import OPTION_NAMES, RulesError, Ruleset
 
 FORMAT = "backalley/1"
-_NULLABLE = ("hand_sizes", "renig_min_hand")
+_NULLABLE = ("hand_sizes", "renig_min_hand", "rainbow_hand")
 
 
 class RecordError(BackAlleyError, ValueError):
@@ -75,7 +75,7 @@ def write_record(game: Game, players: list[str] | None = None) -> dict[str, Any]
         record["options"] = options
     if players is not None:
         record["players"] = list(players)
-    record["deals"] = [_write_deal(deal) for deal in game.deals]
+    record["deals"] = [_write_deal(deal, game.rules) for deal in game.deals]
     return record
 
 
@@ -88,10 +88,11 @@ def dealt(deal: Deal) -> dict[str, Any]:
     }
 
 
-def _write_deal(deal: Deal) -> dict[str, Any]:
+def _write_deal(deal: Deal, rules: Ruleset) -> dict[str, Any]:
+    zero = "0" if rules.name == "bab" else "pass"  # bab-online's players bid 0
     return {
         **dealt(deal),
-        "bids": [action_name(b) for b in deal.bids],
+        "bids": [zero if b == PASS else action_name(b) for b in deal.bids],
         "play": [action_name(c) for c in deal.play],
     }
 

@@ -69,7 +69,7 @@ def tricks_of(deal: DealReview, rules: Ruleset) -> Iterator[tuple[int, list[Card
     """The reviewed cards trick by trick: (trick number, its cards, the winner, or -1 while
     the trick is open). A reviewed deal is a counted one: every seat plays."""
     seats = tuple(range(rules.num_players))
-    trumps = trump_mask(deal.trump)
+    trumps = trump_mask(deal.trump, deal.lone_joker)
     for start in range(0, len(deal.cards), len(seats)):
         cards = list(deal.cards[start : start + len(seats)])
         winner = -1

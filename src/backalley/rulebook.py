@@ -56,7 +56,8 @@ _RULES = (
             "When the deal has a trump suit, both jokers belong to it and the trumps rank BJ, "
             "LJ, A, K, Q and so on down to 2. A joker is a trump for every rule: following "
             "suit, leading, breaking trump and renig. Every other suit ranks A, K, Q and so on "
-            "down to 2."
+            "down to 2. In a deal with no trump suit the jokers belong to no suit, except a "
+            "lone joker (D8), which is that deal's one trump."
         ),
     ),
     Rule(
@@ -74,9 +75,10 @@ _RULES = (
         "D1",
         N_("The dealer"),
         N_(
-            "The first dealer is chosen at random. After every deal the deal passes to the "
-            "next seat clockwise, also after a deal thrown in because everyone passed (D7). "
-            "After a renig (D6) the same dealer deals again."
+            "The first dealer is chosen at random. After every deal the deal passes to the next "
+            "seat clockwise, also after a deal thrown in because everyone passed (D7), unless "
+            "all_pass is redeal_same: then the same dealer deals again. After a renig (D6) the "
+            "same dealer deals again."
         ),
     ),
     Rule(
@@ -85,9 +87,10 @@ _RULES = (
         N_(
             "Every counted deal has its hand size. standard plays 25 deals: 13 down to 1, then "
             "2 back up to 13. classic plays 26 deals: 1 up to 13, then 13 down to 1. classic3 "
-            "plays 24 deals: 2 up to 13, then 13 down to 2. The option hand_sizes replaces the "
-            "preset's list, for a shorter game such as 7 down to 1 and back up to 7. A deal "
-            "that is thrown in does not count: it is dealt again with the same hand size."
+            "plays 24 deals: 2 up to 13, then 13 down to 2. bab plays 13 deals: 12, 10, 8, 6, "
+            "4, 2, 1, then 3, 5, 7, 9, 11, 13. The option hand_sizes replaces the preset's "
+            "list, for a shorter game such as 7 down to 1 and back up to 7. A deal that is "
+            "thrown in does not count: it is dealt again with the same hand size."
         ),
     ),
     Rule(
@@ -96,8 +99,8 @@ _RULES = (
         N_(
             "The dealer shuffles all 54 cards and deals n cards to each player, n being the "
             "hand size. The cards left over are the stock, face down. Its top card, the "
-            "turn-up, is turned face up for all to see, and its suit is trump; D4 and D5 say "
-            "what happens when it is a joker."
+            "turn-up, is turned face up for all to see, and its suit is trump; D4, D5 and D8 "
+            "say what happens when it is a joker."
         ),
     ),
     Rule(
@@ -135,12 +138,26 @@ _RULES = (
         "D7",
         N_("All pass"),
         N_(
-            "When every player passes (B1), all_pass decides. With redeal the deal is thrown "
-            "in and the next dealer deals again. With play the deal is played out and no side "
-            "has a contract. With all_pass_limit set to a number k and all_pass redeal, once k "
+            "When every player passes (B1), all_pass decides. With redeal the deal is thrown in "
+            "and the next dealer deals again; with redeal_same it is thrown in and the same "
+            "dealer deals again. With play the deal is played out and no side has a contract. "
+            "With all_pass_limit set to a number k and all_pass redeal or redeal_same, once k "
             "deals in a row at the same hand size have been thrown in because everyone passed, "
-            "the next deal at that size in which everyone passes is played out as under play; "
-            "a deal played out, or a renig, ends the run."
+            "the next deal at that size in which everyone passes is played out as under play; a "
+            "deal played out, or a renig, ends the run."
+        ),
+    ),
+    Rule(
+        "D8",
+        N_("Joker turned up: lone joker"),
+        N_(
+            "With joker_turnup set to lone_joker, a joker turned up stays face up and out of "
+            "play, and nobody exchanges anything: the deal has no trump suit, and the other "
+            "joker is its lone joker, the one trump of the deal wherever it lies, for every "
+            "rule (following suit, leading, the Bloopers, winning a trick, renig and rainbows). "
+            "If the lone joker is in the stock, the deal has no trump at all. By P3 it may be "
+            "led only once a trump has been played, which only it can be, or as its holder's "
+            "last card; it may be played whenever its holder cannot follow suit."
         ),
     ),
     # 3. Bidding
@@ -149,10 +166,11 @@ _RULES = (
         N_("Bids"),
         N_(
             "Bidding starts left of the dealer and goes clockwise, and each player bids exactly "
-            "once: pass (which counts 0), a number of tricks from 1 up to the limit, or board, "
-            "which says this player's side will take every trick. With max_bid set to "
-            "hand_minus_one the limit is n minus 1, so that with a single card only pass and "
-            "board remain; with max_bid set to hand it is n."
+            "once: pass (which counts 0, and may be written 0), a number of tricks from 1 up to "
+            "the limit, or board, which says this player's side will take every trick. With "
+            "max_bid set to hand_minus_one the limit is n minus 1, so that with a single card "
+            "only pass and board remain; with max_bid set to hand it is n; with hand_cap_12 it "
+            "is n but never more than 12, so that a 13-card deal allows 1 to 12."
         ),
     ),
     Rule(
@@ -168,17 +186,21 @@ _RULES = (
         N_("Contracts"),
         N_(
             "A side's contract is the sum of the numbers its players bid. If one of its players "
-            "bid board, the side's contract is board and the partner's number no longer "
-            "counts. A side whose players all passed has no contract."
+            "bid board, the side's contract is board and the partner's number no longer counts. "
+            "A side whose players all passed has no contract. With contract_cap true, a sum "
+            "above the hand size n is cut to n and stays a numeric contract: bids of 7 and 8 on "
+            "12 cards make a contract of 12."
         ),
     ),
     Rule(
         "B4",
         N_("Board level"),
         N_(
-            "Every board bid raises the deal's board level by one, whichever side makes it: "
-            "the first board bid makes a board (level 1), the second a double board (level 2), "
-            "the third a triple board and the fourth a quadruple board (level 4)."
+            "Every board bid raises the deal's board level by one, whichever side makes it: the "
+            "first board bid makes a board (level 1), the second a double board (level 2), the "
+            "third a triple board and the fourth a quadruple board (level 4). bab-online's "
+            "players call them B, 2B, 3B and 4B, and a bab record may spell them so, each only "
+            "as the board bid of its level."
         ),
     ),
     # 4. Play
@@ -207,22 +229,25 @@ _RULES = (
         "P3",
         N_("Leading trump"),
         N_(
-            "A player may lead a trump only if (a) a trump was played, by anyone, in an "
-            "earlier trick of this deal, (b) the player holds nothing but trumps, or (c) the "
-            "board exception allows it. board_leads_trump sets that exception: with bidder a "
-            "player who bid board may lead trump, with side any player of a side that bid "
-            "board may, with off nobody may. In a deal with no trump suit any card may be led."
+            "A player may lead a trump only if (a) a trump was played, by anyone, in an earlier "
+            "trick of this deal, (b) the player holds nothing but trumps, or (c) the board "
+            "exception allows it. board_leads_trump sets that exception: with bidder a player "
+            "who bid board may lead trump, with side any player of a side that bid board may, "
+            "with off nobody may. In a deal with no trump suit any card may be led, except a "
+            "lone joker (D8)."
         ),
     ),
     Rule(
         "P4",
         N_("Bloopers"),
         N_(
-            "With blooper_forces true, a player who holds a trump must play their highest "
-            "trump when BJ is led, and their lowest trump when LJ is led; a player with no "
-            "trump may play any card. A card that breaks this rule is refused as P4, even "
-            "when it also fails to follow suit. With blooper_forces false, a Blooper lead is "
-            "an ordinary trump lead."
+            "With blooper_forces true, a player who holds a trump must play their highest trump "
+            "when BJ is led, and their lowest trump when LJ is led; a player with no trump may "
+            "play any card. With big_opponents only BJ forces, and only the leader's opponents: "
+            "each of them who holds a trump must play their highest, while the leader's partner "
+            "only follows suit (P2), and an LJ lead is an ordinary trump lead. A card that "
+            "breaks this rule is refused as P4, even when it also fails to follow suit. With "
+            "blooper_forces false, a Blooper lead is an ordinary trump lead."
         ),
     ),
     Rule(
@@ -247,18 +272,19 @@ _RULES = (
         "S1",
         N_("Numeric contracts"),
         N_(
-            "A side with a contract of b tricks, b at least 1, that takes t tricks scores 5 × b "
-            "plus 1 for each trick over the contract, 5 × b + (t − b), when t is at least b, "
-            "and loses 5 × b when t is less. A contract of 3 scores 17 with 5 tricks and "
-            "loses 15 with 2."
+            "A side with a contract of b tricks, b at least 1, that takes t tricks scores p × b "
+            "plus 1 for each trick over the contract, p × b + (t − b), when t is at least b, "
+            "and loses p × b when t is less, p being contract_points: 5, or 10 in bab. With p = "
+            "5 a contract of 3 scores 17 with 5 tricks and loses 15 with 2."
         ),
     ),
     Rule(
         "S2",
         N_("No contract"),
         N_(
-            "A side with no contract, because every one of its players passed, scores 0 for "
-            "the deal, however many tricks it takes."
+            "A side with no contract, because every one of its players passed, scores 0 for the "
+            "deal with zero_contract nothing, however many tricks it takes; with zero_contract "
+            "tricks it scores 1 for each trick it takes, and cannot be set."
         ),
     ),
     Rule(
@@ -267,16 +293,31 @@ _RULES = (
         N_(
             "A side whose contract is board scores 10 × n × m when it takes all n tricks and "
             "loses 10 × n × m when it does not, where m is the deal's board level (B4) with "
-            "board_multiplier true, and 1 with board_multiplier false. A single board that "
-            "fails on 5 cards loses 50."
+            "board_multiplier true, 1 with board_multiplier false, and with doubling 2 to the "
+            "power of the highest level among the side's own board bids, so 2, 4, 8 or 16, each "
+            "side its own. A single board that fails on 5 cards loses 50 under true. Under "
+            "doubling, on a 13-card deal a side whose two bids are a level-1 board and a pass "
+            "scores as a numeric contract of 13 (S1), with no m: bab-online's own arithmetic."
         ),
     ),
     Rule(
         "S4",
         N_("The score sheet"),
         N_(
-            "Every side is scored for every deal that is played, and the points add up over "
-            "the game. A deal that is thrown in scores nothing, and so does a tie-breaker."
+            "Every side is scored for every deal that is played, rainbows (S5) included, and "
+            "the points add up over the game. A deal that is thrown in scores nothing, and so "
+            "does a tie-breaker."
+        ),
+    ),
+    Rule(
+        "S5",
+        N_("Rainbows"),
+        N_(
+            "When rainbow_hand is a hand size and a deal of that size is played, each player "
+            "whose hand at the end of the bidding holds a card of each of the four suits has a "
+            "rainbow, which adds 10 to the side's points for the deal, whether the side made "
+            "its contract, was set or had none. A joker counts as a card of the trump suit; in "
+            "a deal with no trump suit it counts as no suit."
         ),
     ),
     # 6. End of the game
@@ -321,9 +362,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in _RULES}
 #: The rule book's sections, in order: a title and the ids of its rules.
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (N_("Cards and seats"), ("C1", "C2", "C3", "C4")),
-    (N_("The deals"), ("D1", "D2", "D3", "D4", "D5", "D6", "D7")),
+    (N_("The deals"), ("D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8")),
     (N_("Bidding"), ("B1", "B2", "B3", "B4")),
     (N_("Play"), ("P1", "P2", "P3", "P4", "P5", "P6")),
-    (N_("Scoring"), ("S1", "S2", "S3", "S4")),
+    (N_("Scoring"), ("S1", "S2", "S3", "S4", "S5")),
     (N_("End of the game"), ("E1", "E2", "E3")),
 )

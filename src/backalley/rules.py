@@ -20,7 +20,7 @@ Ruleset.preset('standard', hand_sizes=[3, 2, 1])
 >>> Ruleset.preset("nope")
 Traceback (most recent call last):
 ...
-backalley.rules.RulesError: unknown rule set 'nope': choose one of standard, classic, classic3
+backalley.rules.RulesError: unknown rule set 'nope': choose one of standard, classic, classic3, bab
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from mypy_extensions import mypyc_attr
 
 from backalley.cards import CARDS, N_, BackAlleyError, Card, card_name
 
-PRESETS = ("standard", "classic", "classic3")
+PRESETS = ("standard", "classic", "classic3", "bab")
 
 
 @mypyc_attr(native_class=False)
@@ -179,27 +179,54 @@ class Option:
 
 OPTIONS: tuple[Option, ...] = (
     Option("hand_sizes", None, "D2", N_("hand size of each counted deal; null for the preset's")),
-    Option("joker_turnup", ("no_trump", "turn_again"), "D4, D5", N_("what a turned-up joker does")),
+    Option(
+        "joker_turnup",
+        ("no_trump", "turn_again", "lone_joker"),
+        "D4, D5, D8",
+        N_("what a turned-up joker does"),
+    ),
     Option("renig_min_hand", None, "D6", N_("smallest hand size checked for renig; null for none")),
-    Option("all_pass", ("redeal", "play"), "D7", N_("what happens when every player passes")),
+    Option(
+        "all_pass",
+        ("redeal", "play", "redeal_same"),
+        "D7",
+        N_("what happens when every player passes"),
+    ),
     Option(
         "all_pass_limit",
         None,
         "D7",
         N_("all-pass throw-ins in a row after which an all-pass deal is played; null for no limit"),
     ),
-    Option("max_bid", ("hand_minus_one", "hand"), "B1", N_("highest numeric bid")),
+    Option("max_bid", ("hand_minus_one", "hand", "hand_cap_12"), "B1", N_("highest numeric bid")),
     Option("board_tie_leader", ("last", "first"), "P1", N_("which of tied board bidders leads")),
     Option(
         "board_leads_trump", ("bidder", "side", "off"), "P3", N_("who may lead trump after board")
     ),
     Option(
-        "blooper_forces", (True, False), "P4", N_("a led Blooper forces highest / lowest trump")
+        "blooper_forces",
+        (True, False, "big_opponents"),
+        "P4",
+        N_("a led Blooper forces highest / lowest trump"),
     ),
     Option(
-        "board_multiplier", (True, False), "S3", N_("board scores are multiplied by board level")
+        "board_multiplier",
+        (True, False, "doubling"),
+        "S3",
+        N_("board scores are multiplied by board level"),
     ),
     Option("tie_breaker", (True, False), "E2, E3", N_("a tie is settled by a tie-breaker deal")),
+    Option(
+        "contract_cap", (True, False), "B3", N_("a side's numeric contract above the hand is cut")
+    ),
+    Option("contract_points", (5, 10), "S1", N_("points a contract trick scores")),
+    Option("zero_contract", ("nothing", "tricks"), "S2", N_("what a side with no contract scores")),
+    Option(
+        "rainbow_hand",
+        None,
+        "S5",
+        N_("the hand size whose deal pays a rainbow bonus; null for none"),
+    ),
 )
 OPTION_NAMES = tuple(option.name for option in OPTIONS)
 _UNKNOWN_OPTION = N_("unknown option {key}: options are {names}")
@@ -208,6 +235,7 @@ _UNKNOWN_OPTION = N_("unknown option {key}: options are {names}")
 _STANDARD_SIZES = (*range(13, 0, -1), *range(2, 14))
 _CLASSIC_SIZES = (*range(1, 14), *range(13, 0, -1))
 _CLASSIC3_SIZES = (*range(2, 14), *range(13, 1, -1))
+_BAB_SIZES = (12, 10, 8, 6, 4, 2, 1, 3, 5, 7, 9, 11, 13)
 
 
 @dataclass(frozen=True)
@@ -218,7 +246,7 @@ class Ruleset:
     (docs/rules.md), except that ``hand_sizes`` is always the resolved list (never ``None``).
     """
 
-    name: Literal["standard", "classic", "classic3"]
+    name: Literal["standard", "classic", "classic3", "bab"]
     hand_sizes: tuple[int, ...]
     joker_turnup: str
     renig_min_hand: int | None
@@ -227,9 +255,13 @@ class Ruleset:
     max_bid: str
     board_tie_leader: str
     board_leads_trump: str
-    blooper_forces: bool
-    board_multiplier: bool
+    blooper_forces: bool | str
+    board_multiplier: bool | str
     tie_breaker: bool
+    contract_cap: bool
+    contract_points: int
+    zero_contract: str
+    rainbow_hand: int | None
 
     @property
     def num_players(self) -> int:
@@ -273,6 +305,8 @@ class Ruleset:
                 name=repr(name),
                 choices=", ".join(PRESETS),
             )
+        if name == "bab":
+            return _BAB.with_options(options)
         classic = name != "standard"
         base = cls(
             name=name,  # type: ignore[arg-type]
@@ -289,6 +323,10 @@ class Ruleset:
             blooper_forces=not classic,
             board_multiplier=not classic,
             tie_breaker=classic,
+            contract_cap=False,
+            contract_points=5,
+            zero_contract="nothing",
+            rainbow_hand=None,
         )
         return base.with_options(options)
 
@@ -323,6 +361,13 @@ class Ruleset:
             if value is not None and not (_is_int(value) and value >= 1):
                 raise RulesError(
                     N_("option all_pass_limit must be an integer from 1 up, or null, not {value}"),
+                    value=repr(value),
+                )
+            return value
+        if key == "rainbow_hand":
+            if value is not None and not (_is_int(value) and 1 <= value <= 13):
+                raise RulesError(
+                    N_("option rainbow_hand must be a hand size 1..13, or null, not {value}"),
                     value=repr(value),
                 )
             return value
@@ -448,5 +493,28 @@ def parse_option_value(key: str, text: str) -> Any:
     Ruleset._checked(key, value)
     return value
 
+
+#: bab-online's rules (docs/rules.md, the ``bab`` preset): 13 deals 12→1→13, ten points a
+#: contract trick, boards doubling, a turned-up joker leaving the other as the lone trump
+#: (D8), the Big Blooper forcing only the leader's opponents, a rainbow bonus on the 4-card
+#: deal, zero contracts scoring their tricks, all-zero deals dealt again by the same dealer.
+_BAB = Ruleset(
+    name="bab",
+    hand_sizes=_BAB_SIZES,
+    joker_turnup="lone_joker",
+    renig_min_hand=None,
+    all_pass="redeal_same",
+    all_pass_limit=None,
+    max_bid="hand_cap_12",
+    board_tie_leader="last",
+    board_leads_trump="off",
+    blooper_forces="big_opponents",
+    board_multiplier="doubling",
+    tie_breaker=False,
+    contract_cap=True,
+    contract_points=10,
+    zero_contract="tricks",
+    rainbow_hand=4,
+)
 
 assert {f.name for f in fields(Ruleset)} == {"name", *OPTION_NAMES}

@@ -33,7 +33,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from backalley.cards import FULL_DECK, SUIT_SYMBOLS, Card, CardSet, trump_mask
+from backalley.cards import (
+    BIG_BLOOPER,
+    FULL_DECK,
+    LITTLE_BLOOPER,
+    SUIT_SYMBOLS,
+    Card,
+    CardSet,
+    trump_mask,
+)
 from backalley.rules import Bid, DealKind, Phase, Ruleset
 
 TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
@@ -89,9 +97,17 @@ class SeatView:
     legal_actions: tuple[Card | Bid, ...]  #: empty unless this seat is to move
 
     @property
+    def lone_joker(self) -> int | None:
+        """The deal's only trump when a joker was turned up under D8, else ``None``."""
+        turned = self.turned_up
+        if self.rules.joker_turnup != "lone_joker" or self.trump is not None or not turned:
+            return None
+        return BIG_BLOOPER if turned[0] == LITTLE_BLOOPER else LITTLE_BLOOPER
+
+    @property
     def trump_cards(self) -> CardSet:
-        """Every trump this deal (empty when there is no trump suit)."""
-        return CardSet(trump_mask(self.trump))
+        """Every trump this deal (empty when there is none: no trump suit, no lone joker)."""
+        return CardSet(trump_mask(self.trump, self.lone_joker))
 
     @property
     def unseen(self) -> CardSet:

@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 
 from backalley.bots.heuristic import HeuristicBot, estimate_hand
 from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, mask_of
-from backalley.engine import BOARD, PASS, DealKind, deal_points
+from backalley.engine import (
+    BOARD,
+    NO_FORCE,
+    PASS,
+    DealKind,
+    blooper_forces_seat,
+    blooper_mode,
+    deal_points,
+)
 from backalley.rules import next_seat
 from backalley.solver import OutOfBudget, Position, card_values, tricks
 from backalley.view import TRUMPS, SeatView
@@ -222,7 +230,8 @@ def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
     for seat, voids in enumerate(view.voids):
         for suit in voids:
             banned[seat] |= trumps if suit == TRUMPS else SUIT_MASKS[suit] & ~trumps
-    if not (bloopers and view.rules.blooper_forces and trumps):
+    mode = blooper_mode(view.rules)
+    if not (bloopers and mode != NO_FORCE and trumps):
         return banned
     seats = view.seats_in_deal
     rounds = list(view.completed_tricks)
@@ -234,7 +243,8 @@ def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
         seat = leader
         for card in cards[1:]:
             seat = next_seat(seat, seats)
-            if trumps >> card & 1:
+            partner = view.rules.side_of(seat) == view.rules.side_of(leader)
+            if trumps >> card & 1 and blooper_forces_seat(mode, cards[0], partner):
                 if cards[0] == BIG_BLOOPER:  # played the highest trump held (P4)
                     banned[seat] |= trumps & ~((2 << card) - 1)
                 else:  # played the lowest
@@ -285,7 +295,7 @@ def _position(view: SeatView, hands: list[int], leader: int | None = None) -> Po
         trumps=view.trump_cards,
         broken=view.trumps_broken,
         free_lead=view.free_trump_lead,
-        blooper_forces=rules.blooper_forces,
+        blooper_forces=blooper_mode(rules),
         trick=tuple(card for _, card in trick),
         leader=leader,
         to_move=to_move,

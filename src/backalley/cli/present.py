@@ -139,15 +139,27 @@ def _format_value(value: Any) -> str:
 
 
 def format_sizes(sizes: Sequence[int]) -> str:
-    """Hand sizes written as runs: ``[13, 12, …, 1, 2, …, 13]`` reads ``13-1,2-13``."""
+    """Hand sizes written as runs: ``[13, 12, …, 1, 2, …, 13]`` reads ``13-1,2-13``, and a
+    run by twos ``12,10,…,2`` reads ``12-2/2``.
+
+    >>> format_sizes([12, 10, 8, 6, 4, 2, 1, 3, 5, 7, 9, 11, 13])
+    '12-2/2,1-13/2'
+    """
     runs: list[list[int]] = []
     for size in sizes:
         run = runs[-1] if runs else None
         if run and (
-            (len(run) == 1 and abs(size - run[-1]) == 1)
+            (len(run) == 1 and abs(size - run[-1]) in (1, 2))
             or (len(run) > 1 and size - run[-1] == run[-1] - run[-2])
         ):
             run.append(size)
         else:
             runs.append([size])
-    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 2 else ",".join(map(str, r)) for r in runs)
+    parts = []
+    for run in runs:
+        if len(run) <= 2:
+            parts.append(",".join(map(str, run)))
+        else:
+            step = abs(run[1] - run[0])
+            parts.append(f"{run[0]}-{run[-1]}" + ("" if step == 1 else f"/{step}"))
+    return ",".join(parts)

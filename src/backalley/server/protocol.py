@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards, trump_mask
+from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards
 from backalley.engine import trick_winner
 from backalley.rules import DealKind, Phase, next_seat
 from backalley.view import DealSummary, SeatView
@@ -342,7 +342,7 @@ def view_json(view: SeatView) -> dict[str, Any]:
             _played(leader, cards, view.seats_in_deal) for leader, cards in view.completed_tricks
         ],
         "trick_winners": [
-            trick_winner(leader, cards, view.seats_in_deal, trump_mask(view.trump))[0]
+            trick_winner(leader, cards, view.seats_in_deal, int(view.trump_cards))[0]
             for leader, cards in view.completed_tricks
         ],
         "tricks_won": list(view.tricks_won),

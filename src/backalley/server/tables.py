@@ -749,7 +749,9 @@ class Table(Records, Driver):
         if not is_bid and not game.trick:
             played = [*trick, (mover, taken)]
             cards = [card for _, card in played]
-            won_by = trick_winner(played[0][0], cards, deal.seats, trump_mask(deal.trump))[0]
+            won_by = trick_winner(
+                played[0][0], cards, deal.seats, trump_mask(deal.trump, deal.lone_joker)
+            )[0]
             self.last_trick = [[s, card_name(c)] for s, c in played]
             self.last_winner = won_by
         return is_bid, taken, won_by

@@ -39,7 +39,7 @@ from typing import TypeVar, cast
 import numpy as np
 
 from backalley.cards import N_, BackAlleyError, trump_mask
-from backalley.engine import Game, trick_winner
+from backalley.engine import Game, blooper_mode, trick_winner
 from backalley.rules import next_seat
 from backalley.solver import search
 
@@ -63,7 +63,7 @@ class Position:
     trumps: int  #: every trump (0: no trump suit)
     broken: bool  #: a trump was played in an earlier trick (P3 a)
     free_lead: tuple[bool, ...]  #: per seat, the board exception of P3
-    blooper_forces: bool
+    blooper_forces: int  #: P4's reach: engine.NO_FORCE, FORCE_ALL or FORCE_OPPONENTS
     trick: tuple[int, ...]  #: cards of the trick in progress, in order
     leader: int  #: the seat that led (or leads) the trick in progress
     to_move: int
@@ -83,10 +83,10 @@ class Position:
             hands=tuple(game.hand(s) for s in range(game.num_players)),
             seats=deal.seats,
             sides=tuple(game.rules.side_of(s) for s in range(game.num_players)),
-            trumps=trump_mask(deal.trump),
+            trumps=trump_mask(deal.trump, deal.lone_joker),
             broken=game.trumps_broken,
             free_lead=tuple(game.free_trump_lead(s) for s in range(game.num_players)),
-            blooper_forces=game.rules.blooper_forces,
+            blooper_forces=blooper_mode(game.rules),
             trick=tuple(card for _, card in trick),
             leader=leader,
             to_move=game.to_move,
@@ -200,7 +200,7 @@ def _solve_a_one_card_deal() -> None:
         trumps=0,
         broken=False,
         free_lead=(False,) * 4,
-        blooper_forces=False,
+        blooper_forces=0,
         trick=(),
         leader=0,
         to_move=0,
@@ -223,8 +223,10 @@ def _state(position: Position, side: int, budget: int | None = None) -> np.ndarr
     state[search.LIMIT] = 2**62 if budget is None else budget
     config = side
     trump_suit = next((s for s in range(4) if position.trumps >> (13 * s) & 1), 4)
+    if trump_suit == 4 and position.trumps:  # D8: a lone joker, the Little or the Big
+        trump_suit = 5 if position.trumps >> 52 & 1 else 6
     config = config << 3 | trump_suit
-    config = config << 1 | position.blooper_forces
+    config = config << 2 | position.blooper_forces
     for seat in range(4):
         in_play = seat in position.seats
         side_of = position.sides[seat] if seat < len(position.sides) else 0

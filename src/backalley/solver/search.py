@@ -218,6 +218,16 @@ def tricks_left(state: np.ndarray) -> int:
 
 
 @compiled(inline="always")
+def forced(state: np.ndarray, seat: int, led: int) -> bool:
+    """Whether the Blooper ``led`` forces ``seat``'s trump (P4): ``state[BLOOPER]`` 1, either
+    Blooper and everyone; 2, the Big Blooper and the leader's opponents only."""
+    mode = state[BLOOPER]
+    if mode == 1:
+        return True
+    return mode == 2 and led == BIG and state[SIDES + seat] != state[SIDES + state[LEADER]]
+
+
+@compiled(inline="always")
 def legal(state: np.ndarray) -> int:
     """The cards the player on turn may play: P2, P3 and P4.
 
@@ -232,7 +242,7 @@ def legal(state: np.ndarray) -> int:
             return rest if rest else hand  # P3 (b): nothing but trumps
         return hand
     led = state[TRICK]
-    if led >= LITTLE and state[BLOOPER]:
+    if led >= LITTLE and forced(state, seat, led):
         held = hand & trumps
         if held:  # P4: highest trump after the Big Blooper, lowest after the Little
             if led == BIG:
@@ -571,7 +581,7 @@ def sure_trick(state: np.ndarray) -> int:
     the other side plays — already winning it, or the best card that player or a partner yet
     to play can play — or -1. (Not after a Blooper lead under P4, whose plays are forced.)"""
     led = state[TRICK]
-    if led >= LITTLE and state[BLOOPER]:
+    if led >= LITTLE and state[BLOOPER]:  # forced plays (some, or all): no shortcut
         return -1
     trumps = state[TRUMPS]
     led_group = group_of(led, trumps)

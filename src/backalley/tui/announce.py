@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from backalley.cards import trump_mask
 from backalley.engine import trick_winner
 from backalley.i18n import _, ngettext
 from backalley.rules import PASS, DealKind, Phase
@@ -93,7 +92,7 @@ def _trick_won(before: SeatView, card: int | None, name: Namer, you: int | None)
         return []
     leader = trick[0][0]
     cards = [played for _seat, played in trick]
-    winner, _card = trick_winner(leader, cards, before.seats_in_deal, trump_mask(before.trump))
+    winner, _card = trick_winner(leader, cards, before.seats_in_deal, int(before.trump_cards))
     if winner == you:
         return [_("trick won by you")]
     return [_("trick won by {seat}").format(seat=name(winner))]
