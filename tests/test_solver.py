@@ -71,6 +71,60 @@ def random_position(seed: int) -> Game | None:
 POSITIONS = [g for g in (random_position(seed) for seed in range(600)) if g is not None][:500]
 
 
+def random_bab_position(seed: int) -> Game | None:
+    """A position of a small ``bab`` deal, half of them with a joker turned up (D8: the other
+    joker the lone trump), the Big Blooper forcing opponents only or everyone."""
+    rng = random.Random(seed)
+    size = rng.randint(1, 5)
+    blooper = rng.choice(["big_opponents", "big_opponents", True])
+    game = Game(Ruleset.preset("bab", hand_sizes=[size], blooper_forces=blooper))
+    deck = list(range(54))
+    rng.shuffle(deck)
+    hands = [deck[i * size : (i + 1) * size] for i in range(4)]
+    stock = deck[4 * size :]
+    if rng.random() < 0.5:  # a joker on top of the stock, wherever the other one is
+        joker = rng.choice([52, 53])
+        where = next((h for h in hands if joker in h), stock)
+        where[where.index(joker)] = stock[0]
+        stock[0] = joker
+    game.start_deal(rng.randrange(4), hands, stock)
+    while game.phase == Phase.BID:
+        game.apply(rng.choice(game.legal_actions()))
+    for _ in range(rng.randint(0, size * 2)):
+        if game.phase != Phase.PLAY:
+            break
+        game.apply(rng.choice(game.legal_actions()))
+    return game if game.phase == Phase.PLAY else None
+
+
+BAB_POSITIONS = [g for g in map(random_bab_position, range(400)) if g is not None][:200]
+
+
+def test_there_are_200_bab_positions_a_third_with_a_lone_joker():
+    assert len(BAB_POSITIONS) == 200
+    lone = [g for g in BAB_POSITIONS if g.current_deal.lone_joker is not None]
+    assert len(lone) >= 60
+
+
+@pytest.mark.brute_force
+@pytest.mark.parametrize("chunk", range(4))
+def test_solver_agrees_with_brute_force_on_bab(chunk):
+    for game in BAB_POSITIONS[chunk::4]:
+        position = Position.from_game(game)
+        side = game.rules.side_of(game.to_move)
+        assert tricks(position) == brute_force(game, side)
+        for card, value in card_values(position).items():
+            child = game.copy()
+            child.apply(card)
+            if child.phase != Phase.PLAY or len(child.deals) != len(game.deals):
+                done = child.deals[len(game.deals) - 1]
+                assert value == done.tricks[side] - game.current_deal.tricks[side]
+            else:
+                assert value == brute_force(child, side) + (
+                    child.current_deal.tricks[side] - game.current_deal.tricks[side]
+                )
+
+
 def test_there_are_500_positions():
     assert len(POSITIONS) == 500
 
@@ -370,7 +424,7 @@ def test_the_search_wins_tricks_as_the_engine_does(trump):
 
 
 def test_the_search_allows_the_cards_the_engine_allows():
-    for game in POSITIONS:
+    for game in POSITIONS + BAB_POSITIONS:
         position = Position.from_game(game)
         state = _state(position, game.rules.side_of(position.to_move))
         assert search.legal(state) == mask_of(game.legal_actions())
