@@ -101,6 +101,8 @@ __all__ = [
     "follow_mask",
     "legal_cards",
     "parse_bid",
+    "points_for_side",
+    "side_bids",
     "side_score",
     "trick_winner",
     "voids",
@@ -989,23 +991,13 @@ class Game:
     def _score(self, deal: Deal) -> None:
         """S1–S4 for every side, then the next deal or the end of the game (E1)."""
         n = deal.hand_size
+        bids = list(zip(self.rules.bidding_order(deal.dealer), deal.bids, strict=False))
         points = []
         for side, (contract, taken) in enumerate(zip(deal.contracts, deal.tricks, strict=True)):
-            multiple = 1
-            if contract == "board":
-                levels = self._board_levels(deal, side)
-                if (
-                    self.rules.board_multiplier == "doubling"
-                    and n == 13
-                    and levels == [1]
-                    and (
-                        sorted(deal.bids[i] for i in self._bid_indices(deal, side)) == [PASS, BOARD]
-                    )
-                ):
-                    contract = "13"  # S3's exception: a lone B and a 0 on 13 cards is 13
-                else:
-                    multiple = board_multiple(self.rules, max(levels), deal.board_level)
-            points.append(side_score(self.rules, contract, taken, n, multiple))
+            own, levels = side_bids(self.rules, bids, side)
+            points.append(
+                points_for_side(self.rules, n, contract, taken, own, levels, deal.board_level)
+            )
         for seat in deal.rainbows:  # S5: a rainbow pays its side, made, set or neither
             points[self._side[seat]] += RAINBOW
         deal.points = points
@@ -1016,18 +1008,6 @@ class Game:
         if self._counted == len(self.rules.hand_sizes):
             self._end_of_counted_deals()
         self._maybe_deal_on()
-
-    def _bid_indices(self, deal: Deal, side: int) -> list[int]:
-        """The places in ``deal.bids`` of the bids ``side``'s players made."""
-        order = self.rules.bidding_order(deal.dealer)
-        return [i for i, seat in enumerate(order[: len(deal.bids)]) if self._side[seat] == side]
-
-    def _board_levels(self, deal: Deal, side: int) -> list[int]:
-        """The levels of ``side``'s own board bids (B4: the k-th board of the deal is level
-        k)."""
-        boards = [i for i, action in enumerate(deal.bids) if action == BOARD]
-        mine = set(self._bid_indices(deal, side))
-        return [level for level, i in enumerate(boards, 1) if i in mine]
 
     def _end_of_counted_deals(self) -> None:
         """E1: the most points wins; a tie is a draw, or goes to a tie-breaker (E2, E3)."""
@@ -1280,6 +1260,48 @@ def board_multiple(rules: Ruleset, side_level: int, deal_level: int) -> int:
     if rules.board_multiplier == "doubling":
         return int(2**side_level)
     return deal_level if rules.board_multiplier is True else 1
+
+
+def side_bids(
+    rules: Ruleset, bids: Sequence[tuple[int, int]], side: int
+) -> tuple[list[int], list[int]]:
+    """``side``'s own bids among ``bids`` ((seat, action) in bidding order), and the levels
+    of its board bids (B4: the k-th board bid of the deal is level k)."""
+    own: list[int] = []
+    levels: list[int] = []
+    boards = 0
+    for seat, action in bids:
+        boards += action == BOARD
+        if rules.side_of(seat) == side:
+            own.append(action)
+            if action == BOARD:
+                levels.append(boards)
+    return own, levels
+
+
+def points_for_side(
+    rules: Ruleset,
+    hand_size: int,
+    contract: int | str | None,
+    taken: int,
+    own_bids: Sequence[int],
+    own_levels: Sequence[int],
+    deal_level: int,
+) -> int:
+    """What a side scores for a deal, before rainbows (S5): its contract (B3), its bids and
+    their board levels (B4), the deal's board level, and the tricks it took (S1–S3)."""
+    multiple = 1
+    if contract == "board":
+        if (
+            rules.board_multiplier == "doubling"
+            and hand_size == 13
+            and list(own_levels) == [1]
+            and sorted(own_bids) == [PASS, BOARD]
+        ):
+            contract = "13"  # S3's exception: a lone B and a 0 on 13 cards counts as 13
+        else:
+            multiple = board_multiple(rules, max(own_levels, default=0), deal_level)
+    return side_score(rules, contract, taken, hand_size, multiple)
 
 
 def side_score(

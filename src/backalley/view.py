@@ -139,6 +139,34 @@ class SeatView:
         return render(self, hands)
 
 
+def bid_text(view: SeatView, bid: int, level: int = 1) -> str:
+    """A bid as the table's players name it: its record spelling, or under ``bab`` as
+    bab-online's players say it, 0 for a pass and B, 2B, 3B, 4B for a board of ``level``
+    (B4).
+
+    >>> from backalley.engine import Game
+    >>> view = Game(Ruleset.preset("bab", hand_sizes=[3]), seed=1).view(0)
+    >>> bid_text(view, Bid("pass")), bid_text(view, Bid("board"), 2), bid_text(view, Bid("2"))
+    ('0', '2B', '2')
+    """
+    named = Bid(bid)
+    if view.rules.name != "bab" or named.tricks not in (None, 0):
+        return str(named)
+    if named.tricks == 0:
+        return "0"
+    return "B" if level == 1 else f"{level}B"
+
+
+def board_level_of(view: SeatView, seat: int) -> int:
+    """The level of the board bid ``seat`` made this deal (B4: the k-th board bid is k)."""
+    level = 0
+    for bidder, bid in view.bids:
+        level += bid.tricks is None
+        if bidder == seat:
+            break
+    return level
+
+
 def trump_text(trump: int | None) -> str:
     """``"trump ♥"`` or ``"no trump"``."""
     return "no trump" if trump is None else f"trump {SUIT_SYMBOLS[trump]}"
@@ -198,4 +226,13 @@ def render(view: SeatView, hands: Mapping[int, int]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["TRUMPS", "DealSummary", "SeatView", "render", "side_text", "trump_text"]
+__all__ = [
+    "TRUMPS",
+    "DealSummary",
+    "SeatView",
+    "bid_text",
+    "board_level_of",
+    "render",
+    "side_text",
+    "trump_text",
+]

@@ -37,7 +37,8 @@ from backalley.engine import (
     DealKind,
     blooper_forces_seat,
     blooper_mode,
-    deal_points,
+    points_for_side,
+    side_bids,
 )
 from backalley.rules import next_seat
 from backalley.solver import OutOfBudget, Position, card_values, tricks
@@ -162,19 +163,29 @@ class PimcBot:
             self.fallbacks += 1
             return Decision(self.fallback.bid(view, legal), {}, (), fell_back=True)
         n = view.hand_size
-        level = view.board_level + 1 if view.rules.board_multiplier else 1
+        rules = view.rules
         partner_number = 0 if partner_bid is None else partner_bid - PASS
+        so_far = [(s, int(b)) for s, b in view.bids]
+
+        def points(action: int, taken: int, contract: str | None) -> float:
+            """The engine's own scoring of the side's deal with ``action`` bid (S1–S3)."""
+            own, levels = side_bids(rules, [*so_far, (me, action)], side)
+            level = view.board_level + (action == BOARD)
+            return points_for_side(rules, n, contract, taken, own, levels, level)
 
         def expected(action: int) -> float:
             total = 0.0
             for taken, share in outcomes:
                 if action == BOARD:
-                    total += deal_points("board", taken, n, level)
+                    total += points(action, taken, "board")
                 elif partner is not None and partner_bid is None:
-                    total += deal_points(action - PASS or None, round(taken * share), n, 1)
+                    value = action - PASS
+                    total += points(action, round(taken * share), str(value) if value else None)
                 else:
-                    contract = partner_number + action - PASS
-                    total += deal_points(contract or None, taken, n, 1)
+                    number = partner_number + action - PASS
+                    if rules.contract_cap:
+                        number = min(number, n)  # B3
+                    total += points(action, taken, str(number) if number else None)
             return total / len(outcomes)
 
         scores = {action: expected(action) for action in legal}
@@ -308,11 +319,17 @@ def _outcome(view: SeatView, side: int, taken: int) -> float:
     if view.deal_kind != DealKind.NORMAL:
         return taken
     n = view.hand_size
-    level = view.board_level if view.rules.board_multiplier else 1
-    mine = deal_points(view.contracts[side], taken, n, level)
+    bids = [(s, int(b)) for s, b in view.bids]
+
+    def points(of: int, tricks: int) -> int:
+        own, levels = side_bids(view.rules, bids, of)
+        contract = view.contracts[of]
+        return points_for_side(view.rules, n, contract, tricks, own, levels, view.board_level)
+
+    mine = points(side, taken)
     if view.rules.num_sides != 2:
         return mine
-    return mine - deal_points(view.contracts[1 - side], n - taken, n, level)
+    return mine - points(1 - side, n - taken)
 
 
 def _partner(view: SeatView) -> int | None:

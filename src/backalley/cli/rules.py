@@ -25,15 +25,15 @@ def cmd_rules(args: argparse.Namespace) -> int:
         raise UsageError(explain(error)) from None
     table = Table(title=_("Back Alley rule sets"), show_lines=False)
     table.add_column(_("option"), no_wrap=True)
-    for rules in presets:
-        table.add_column(rules.name, no_wrap=True)
-    table.add_column(_("rule"), no_wrap=True)
-    described = len(presets) == 1  # three presets side by side leave no room for more
+    for rules in presets:  # a value may wrap (four presets side by side), a name not
+        table.add_column(rules.name, min_width=len(rules.name), overflow="fold")
+    table.add_column(_("rule"), no_wrap=described)
+    described = len(presets) == 1  # the presets side by side leave no room for more
     if described:
         table.add_column(_("what it sets"))
     values = [rules.options() for rules in presets]
     rows = [
-        (option.name, [_format_value(v[option.name]) for v in values], option.rule, option.help)
+        (option.name, [_cell(v[option.name], described) for v in values], option.rule, option.help)
         for option in OPTIONS
     ]
     rows.append(
@@ -48,6 +48,13 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cell(value: object, alone: bool) -> str:
+    """An option's value for the table: as in JSON for one preset; side by side, strings
+    without their quotes, so that the columns fit."""
+    text = _format_value(value)
+    return text if alone else text.strip('"')
+
+
 def explain_rule(wanted: str) -> int:
     """Print one rule of the rule book in the reader's language, or (``list``) every id."""
     from backalley.rulebook import RULES, SECTIONS
@@ -55,7 +62,7 @@ def explain_rule(wanted: str) -> int:
     console = Console()
     if wanted.lower() == "list":
         table = Table(title=_("The rule book"))
-        table.add_column(_("rule"), no_wrap=True)
+        table.add_column(_("rule"), no_wrap=described)
         table.add_column(_("title"))
         for section, ids in SECTIONS:
             table.add_section()

@@ -13,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from backalley.cards import N_, SUITS, BackAlleyError, Card, format_cards
+from backalley.cards import N_, SUITS, BackAlleyError, Card, card_name, format_cards
 from backalley.engine import trick_winner
 from backalley.rules import DealKind, Phase, next_seat
 from backalley.view import DealSummary, SeatView
@@ -328,6 +328,8 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "hand_counts": list(view.hand_counts),
         "turned_up": [str(c) for c in view.turned_up],
         "trump": suit_name(view.trump),
+        "lone_joker": None if view.lone_joker is None else card_name(view.lone_joker),
+        "rules": view.rules.name,
         "joker_shown": None
         if view.joker_shown is None
         else {"seat": view.joker_shown[0], "card": str(view.joker_shown[1])},

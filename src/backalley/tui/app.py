@@ -42,7 +42,7 @@ from backalley.rules import (
 from backalley.tui.announce import announcements
 from backalley.tui.saves import KEEP, SavedGame, keep, unfinished_saves
 from backalley.tui.session import LEVELS, Session, hand_order
-from backalley.view import SeatView
+from backalley.view import SeatView, bid_text, board_level_of
 
 MIN_SIZE = (80, 24)
 #: Lines of the table's log on screen (the newest last).
@@ -164,8 +164,8 @@ class CardButton(Button):
 class BidButton(Button):
     """A bid the person may make."""
 
-    def __init__(self, action: int) -> None:
-        super().__init__(str(Bid(action)), name=str(Bid(action)))
+    def __init__(self, action: int, label: str | None = None) -> None:
+        super().__init__(label or str(Bid(action)), name=str(Bid(action)))
         self.bid = action
 
 
@@ -403,7 +403,8 @@ class TableScreen(Screen[None]):
         bids = dict(view.bids)
         side = view.rules.side_of(seat)
         if seat in bids:
-            text.append("\n" + _("bid {bid}").format(bid=bids[seat]))
+            said = bid_text(view, bids[seat], board_level_of(view, seat))
+            text.append("\n" + _("bid {bid}").format(bid=said))
         if view.leader is not None:
             text.append("\n" + _("side took {tricks}").format(tricks=view.tricks_won[side]))
         if seat != session.seat:
@@ -502,8 +503,11 @@ class TableScreen(Screen[None]):
             [(str(c), c not in legal) for c in hand],
             lambda: [CardButton(c, c in legal) for c in hand],
         )
+        labels = [bid_text(view, a, view.board_level + 1) for a in bids]
         bid_focus = self.show_buttons(
-            "#bids", [(str(Bid(a)), False) for a in bids], lambda: [BidButton(a) for a in bids]
+            "#bids",
+            [(label, False) for label in labels],
+            lambda: [BidButton(a, label) for a, label in zip(bids, labels, strict=True)],
         )
         focus = card_focus if bid_focus is None else bid_focus
         if focus is not None and view.to_move == self.session.seat:

@@ -61,11 +61,27 @@ export function cardBack() {
 
 /** A bid or contract as a player reads it: "pass", "board" in their language, a number as
  * it is, "–" for none. */
-export function bidLabel(bid) {
+export function bidLabel(bid, view = null, level = null) {
   if (bid === null || bid === undefined) return "–";
-  if (bid === "pass") return t("pass");
-  if (bid === "board") return t("board");
+  const bab = view && view.rules === "bab";  // bab-online's players say 0, B, 2B, 3B, 4B
+  if (bid === "pass") return bab ? "0" : t("pass");
+  if (bid === "board") return bab ? boardName(level || 1) : t("board");
   return bid;
+}
+
+/** A board bid as bab-online's players name it by its level (B4): B, 2B, 3B, 4B. */
+export function boardName(level) {
+  return level === 1 ? "B" : `${level}B`;
+}
+
+/** The level of the board bid ``seat`` made in ``view``'s bidding (B4: the k-th is k). */
+export function boardLevelOf(view, seat) {
+  let level = 0;
+  for (const [s, bid] of view.bids) {
+    if (bid === "board") level += 1;
+    if (s === seat) return level;
+  }
+  return level;
 }
 
 /** The trump's suit symbol, or "—" for no trump. */

@@ -2,7 +2,7 @@
 // across, the opponents left and right; each seat with its name, bid, tricks, cards left,
 // the dealer's button and whose turn it is; the trick in the middle, in front of the players
 // who played it; trump and the turn-up in a corner, the sides' scores in the other.
-import { avatar, bidLabel, botLabel, cardBack, cardElement, cardLabel, suitLabel, trumpSymbol } from "./cards.js";
+import { avatar, bidLabel, boardLevelOf, botLabel, cardBack, cardElement, cardLabel, suitLabel, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { reducedMotion } from "./settings.js";
@@ -69,9 +69,10 @@ function pod(ctx, entry, seat, view) {
   }
   const bid = view ? view.bids.find(([s]) => s === seat) : null;
   if (bid) {
-    const said = bid[1] === "pass" || bid[1] === "board" ? bidLabel(bid[1]) : t("bid {bid}", { bid: bid[1] });
+    const named = bidLabel(bid[1], view, boardLevelOf(view, seat));
+    const said = bid[1] === "pass" || bid[1] === "board" ? named : t("bid {bid}", { bid: bid[1] });
     chips.append(element("span", { class: `chip bid${bid[1] === "board" ? " board" : ""}`, text: said }));
-    words.push(t("bid {bid}", { bid: bidLabel(bid[1]) }));
+    words.push(t("bid {bid}", { bid: named }));
   }
   if (view && (view.phase === "play" || view.trick_winners.length)) {
     const won = view.trick_winners.filter((winner) => winner === seat).length;

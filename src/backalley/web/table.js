@@ -370,7 +370,7 @@ async function showMessage(ctx, message) {
       await dealIn(ctx, event.dealer);
       break;
     case "bid":
-      if (event.seat !== ctx.me()) note(ctx, t("{name} bids {bid}", { name: ctx.nameOf(event.seat), bid: bidLabel(event.action) }));
+      if (event.seat !== ctx.me()) note(ctx, t("{name} bids {bid}", { name: ctx.nameOf(event.seat), bid: bidLabel(event.action, view, view && view.board_level) }));
       if (event.by === "timer") timedOut(ctx, event);
       if (view) render(ctx, view);
       break;
@@ -606,7 +606,7 @@ function drawMine(ctx) {
   const turn = myTurn(view) && !state.sent;
   if (view && view.phase === "bid" && turn) {
     for (const bid of view.legal) {
-      page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: bidLabel(bid), tabindex: "-1" }));
+      page.bids.append(element("button", { type: "button", "data-bid": bid, class: "bid-button", text: bidLabel(bid, view, view.board_level + 1), tabindex: "-1" }));
     }
   }
   if (view && view.hand) {
