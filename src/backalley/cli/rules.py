@@ -27,8 +27,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     table.add_column(_("option"), no_wrap=True)
     for rules in presets:  # a value may wrap (four presets side by side), a name not
         table.add_column(rules.name, min_width=len(rules.name), overflow="fold")
-    table.add_column(_("rule"), no_wrap=described)
     described = len(presets) == 1  # the presets side by side leave no room for more
+    table.add_column(_("rule"), no_wrap=described)
     if described:
         table.add_column(_("what it sets"))
     values = [rules.options() for rules in presets]
