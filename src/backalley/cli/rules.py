@@ -62,7 +62,7 @@ def explain_rule(wanted: str) -> int:
     console = Console()
     if wanted.lower() == "list":
         table = Table(title=_("The rule book"))
-        table.add_column(_("rule"), no_wrap=described)
+        table.add_column(_("rule"), no_wrap=True)
         table.add_column(_("title"))
         for section, ids in SECTIONS:
             table.add_section()
