@@ -1,13 +1,15 @@
-"""Bot strength: duplicate matches under the standard rules, with 95 % confidence intervals.
+"""Bot strength: duplicate matches under a preset's rules, with 95 % confidence intervals.
 
     python benchmarks/strength.py [--games N] [--jobs J] [--seed S] [--ladder A:B,C:D]
-                                  [--repeatable]
+                                  [--rules PRESET] [--repeatable]
 
 Each line of the ladder is one match: every deal set played twice with the pairs swapped
 (see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero. The
 default ladder is the issue's: heuristic against random, then pimc (at the ``hard`` level's
-budget) against heuristic. ``--repeatable`` drops the bots' wall-clock budgets (see
-``backalley arena --repeatable``), so that a run can be played again game for game.
+budget) against heuristic. Each bot's numeric contracts made (of those its sides held) are
+shown too: bab-online tunes its own bots to make about 90 %. ``--repeatable`` drops the
+bots' wall-clock budgets (see ``backalley arena --repeatable``), so that a run can be played
+again game for game.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from backalley.arena import run_match
+from backalley.arena import BotSummary, run_match
 from backalley.rules import Ruleset
 
 LADDER = "heuristic:random,hard:heuristic"
@@ -31,16 +33,19 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ladder", default=LADDER, help="matches A:B, comma-separated")
+    parser.add_argument("--rules", default="standard", help="the preset (default: standard)")
     parser.add_argument(
         "--repeatable", action="store_true", help="no wall-clock budgets: same seed, same games"
     )
     args = parser.parse_args()
     ladder = [tuple(pair.split(":", 1)) for pair in args.ladder.split(",")]
-    rules = Ruleset.preset("standard")
+    rules = Ruleset.preset(args.rules)
     table = Table(
-        title=f"Duplicate matches, standard rules, {args.games} games each, seed {args.seed}"
+        title=f"Duplicate matches, {args.rules} rules, {args.games} games each, seed {args.seed}"
     )
-    for column in ("A", "B", "A points/game", "B points/game", "A − B (95 % CI)", "A wins", "s"):
+    columns = ("A", "B", "A points/game", "B points/game", "A − B (95 % CI)", "A wins",
+               "A made", "B made", "s")  # fmt: skip
+    for column in columns:
         table.add_column(column, justify="left" if column in "AB" else "right")
     for a, b in track(ladder, description="Matches", console=Console(stderr=True)):
         start = time.perf_counter()
@@ -57,9 +62,16 @@ def main() -> None:
             f"{bot_b.mean:,.1f} ± {bot_b.half_width:,.1f}",
             f"{mean:+,.1f} ± {half:,.1f} ({verdict})",
             f"{100 * bot_a.wins / report.games:.1f} %",
+            _made(bot_a),
+            _made(bot_b),
             f"{time.perf_counter() - start:.0f}",
         )
     Console().print(table)
+
+
+def _made(bot: BotSummary) -> str:
+    """The share of its sides' contracts the bot made."""
+    return f"{100 * bot.contracts_made / max(1, bot.contracts_bid):.1f} %"
 
 
 if __name__ == "__main__":

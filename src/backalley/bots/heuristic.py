@@ -103,10 +103,15 @@ class HeuristicBot:
         partner_bid = self._partner_bid(view)
         if partner_bid == BOARD:
             return PASS  # our number would not count (B3)
-        want = int(tricks + 0.35)  # round down unless close: failing costs 5 a trick (S1)
+        want = int(tricks + self.margin(view))  # round down unless close (S1)
         numbers = [a - PASS for a in legal if PASS < a < BOARD]
         want = min(want, max(numbers, default=0))
         return PASS + want if want >= 1 else PASS
+
+    def margin(self, view: SeatView) -> float:
+        """How close to the next whole trick an estimate must come to bid it: failing costs
+        a contract trick's points each (S1)."""
+        return 0.35
 
     def _partner_bid(self, view: SeatView) -> int | None:
         partner = None if view.seat is None else view.rules.partner_of(view.seat)
