@@ -154,7 +154,8 @@ _RULES = (
             "With joker_turnup set to lone_joker, a joker turned up stays face up and out of "
             "play, and nobody exchanges anything: the deal has no trump suit, and the other "
             "joker is its lone joker, the one trump of the deal wherever it lies, for every "
-            "rule (following suit, leading, the Bloopers, winning a trick, renig and rainbows). "
+            "rule (following suit, leading, the Bloopers, winning a trick and renig), though "
+            "for a rainbow (S5) it is of no suit. "
             "If the lone joker is in the stock, the deal has no trump at all. By P3 it may be "
             "led only once a trump has been played, which only it can be, or as its holder's "
             "last card; it may be played whenever its holder cannot follow suit."
@@ -199,8 +200,8 @@ _RULES = (
             "Every board bid raises the deal's board level by one, whichever side makes it: the "
             "first board bid makes a board (level 1), the second a double board (level 2), the "
             "third a triple board and the fourth a quadruple board (level 4). bab-online's "
-            "players call them B, 2B, 3B and 4B, and a bab record may spell them so, each only "
-            "as the board bid of its level."
+            "players call them B, 2B, 3B and 4B, and a bab record may spell them so, in either "
+            "case, each only as the board bid of its level."
         ),
     ),
     # 4. Play
