@@ -207,13 +207,13 @@ OPTIONS: tuple[Option, ...] = (
         "blooper_forces",
         (True, False, "big_opponents"),
         "P4",
-        N_("a led Blooper forces highest / lowest trump"),
+        N_("a led Blooper forces highest / lowest trump; big_opponents: BJ, opponents only"),
     ),
     Option(
         "board_multiplier",
         (True, False, "doubling"),
         "S3",
-        N_("board scores are multiplied by board level"),
+        N_("board scores are multiplied by board level; doubling: by 2 to the side's level"),
     ),
     Option("tie_breaker", (True, False), "E2, E3", N_("a tie is settled by a tie-breaker deal")),
     Option(
