@@ -622,3 +622,27 @@ def test_the_page_keeps_to_its_content_security_policy(server: Server, browser: 
     page.click("#settings-done")
     assert page.evaluate("window.__violations") == []
     watched.close()
+
+
+def test_a_bab_table_names_bids_as_its_players_do(server: Server, browser: Any) -> None:
+    """Under bab the bids are 0, the numbers and B, 2B, …; chosen from the table form."""
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto(server.base + "/?new")
+    page.fill("input[name=name]", "Ana")
+    page.select_option("select[name=rules]", "bab")
+    page.select_option("select[name=pace]", "0.3")
+    page.click("form button[type=submit]")
+    page.wait_for_url("**/t/*")
+    page.wait_for_function(f"{MY_TURN} || {OVER}")
+    while not page.locator(".bids button").count():  # our first bid comes in the first deal
+        act_once(page)
+        page.wait_for_function(f"{MY_TURN} || {OVER}")
+    labels = page.locator(".bids button").all_text_contents()
+    assert labels[0] == "0" and labels[1] == "1"
+    assert labels[-1] == f"{page.locator('.chip.bid.board').count() + 1}B".replace("1B", "B")
+    assert "board" not in labels and "pass" not in labels
+    table = page.url.rsplit("/", 1)[-1]
+    assert http(server.base, "GET", f"/api/tables/{table}")[1]["rules"] == "bab"
+    no_overflow(page)
+    watched.close()

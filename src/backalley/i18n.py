@@ -69,10 +69,13 @@ def ngettext(singular: str, plural: str, count: int) -> str:
     return _translations.ngettext(singular, plural, count)
 
 
-def trump_name(trump: int | None) -> str:
-    """``trump ♥`` or ``no trump``, in the reader's language."""
-    from backalley.cards import SUIT_SYMBOLS
+def trump_name(trump: int | None, lone_joker: int | None = None) -> str:
+    """``trump ♥``, ``no trump``, or ``only BJ is trump`` (a lone joker, D8), in the reader's
+    language."""
+    from backalley.cards import SUIT_SYMBOLS, card_name
 
+    if trump is None and lone_joker is not None:
+        return _("only {card} is trump").format(card=card_name(lone_joker))
     return _("no trump") if trump is None else _("trump {suit}").format(suit=SUIT_SYMBOLS[trump])
 
 

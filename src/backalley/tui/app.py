@@ -374,7 +374,7 @@ class TableScreen(Screen[None]):
         if view.deal_kind is None:
             return Text("")
         turned = " ".join(str(c) for c in view.turned_up)
-        trump = trump_name(view.trump)
+        trump = trump_name(view.trump, view.lone_joker)
         parts = [
             view.rules.name,
             _("deal {number}").format(number=view.deal_number + 1),

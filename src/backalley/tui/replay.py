@@ -122,7 +122,7 @@ def position_text(game: Game) -> Text:
     text = Text()
     if view.deal_kind is None:
         return text
-    trump = trump_name(view.trump)
+    trump = trump_name(view.trump, view.lone_joker)
     text.append(
         _("dealer: seat {seat}").format(seat=view.dealer)
         + f" · {trump} ({' '.join(map(str, view.turned_up))})\n\n",

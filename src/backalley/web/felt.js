@@ -212,7 +212,8 @@ export function drawTrump(ctx) {
   box.replaceChildren();
   if (!view) return;
   const suit = element("span", { class: `trump-suit s-${view.trump || "none"}`, "aria-hidden": "true", text: trumpSymbol(view.trump) });
-  const label = element("span", { class: "trump-name", text: view.trump ? t("trump: {suit}", { suit: suitLabel(view.trump) }) : t("no trump") });
+  const none = view.lone_joker ? t("only {card} is trump", { card: view.lone_joker }) : t("no trump");
+  const label = element("span", { class: "trump-name", text: view.trump ? t("trump: {suit}", { suit: suitLabel(view.trump) }) : none });
   const up = element("div", { class: "turned-up", role: "group", "aria-label": t("turn-up") });
   for (const card of view.turned_up) up.append(cardElement(card));
   box.append(element("div", { class: "trump-line" }, suit, label), up);
