@@ -110,19 +110,7 @@ def test_there_are_200_bab_positions_a_third_with_a_lone_joker():
 @pytest.mark.parametrize("chunk", range(4))
 def test_solver_agrees_with_brute_force_on_bab(chunk):
     for game in BAB_POSITIONS[chunk::4]:
-        position = Position.from_game(game)
-        side = game.rules.side_of(game.to_move)
-        assert tricks(position) == brute_force(game, side)
-        for card, value in card_values(position).items():
-            child = game.copy()
-            child.apply(card)
-            if child.phase != Phase.PLAY or len(child.deals) != len(game.deals):
-                done = child.deals[len(game.deals) - 1]
-                assert value == done.tricks[side] - game.current_deal.tricks[side]
-            else:
-                assert value == brute_force(child, side) + (
-                    child.current_deal.tricks[side] - game.current_deal.tricks[side]
-                )
+        agrees_with_brute_force(game)
 
 
 def test_there_are_500_positions():
@@ -133,21 +121,27 @@ def test_there_are_500_positions():
 @pytest.mark.parametrize("chunk", range(10))
 def test_solver_agrees_with_brute_force(chunk):
     for game in POSITIONS[chunk::10]:
-        position = Position.from_game(game)
-        side = game.rules.side_of(game.to_move)
-        assert tricks(position) == brute_force(game, side)
-        values = card_values(position)
-        assert set(values) == set(game.legal_actions())
-        for card, value in values.items():
-            child = game.copy()
-            child.apply(card)
-            if child.phase != Phase.PLAY or len(child.deals) != len(game.deals):
-                done = child.deals[len(game.deals) - 1]
-                assert value == done.tricks[side] - game.current_deal.tricks[side]
-            else:
-                assert value == brute_force(child, side) + (
-                    child.current_deal.tricks[side] - game.current_deal.tricks[side]
-                )
+        agrees_with_brute_force(game)
+
+
+def agrees_with_brute_force(game: Game) -> None:
+    """The solver's tricks and each legal card's value at ``game``'s position are the brute
+    force's."""
+    position = Position.from_game(game)
+    side = game.rules.side_of(game.to_move)
+    assert tricks(position) == brute_force(game, side)
+    values = card_values(position)
+    assert set(values) == set(game.legal_actions())
+    for card, value in values.items():
+        child = game.copy()
+        child.apply(card)
+        if child.phase != Phase.PLAY or len(child.deals) != len(game.deals):
+            done = child.deals[len(game.deals) - 1]
+            assert value == done.tricks[side] - game.current_deal.tricks[side]
+        else:
+            assert value == brute_force(child, side) + (
+                child.current_deal.tricks[side] - game.current_deal.tricks[side]
+            )
 
 
 def test_solve_command_prints_each_card_and_json(capsys, tmp_path):
