@@ -100,8 +100,8 @@ def test_a_game_played_signed_in_is_found_and_played_from_a_second_client(server
                      ["rating"]["games"] == 1)  # fmt: skip
     assert rated
     reviewed = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1]
-                        ["figures"]["reviewed"] == 1, seconds=60)  # fmt: skip
-    assert reviewed  # its deal reviewed double dummy, for the tricks given away
+                        ["figures"]["reviewed"] == 1, seconds=240)  # fmt: skip
+    assert reviewed  # its deal reviewed double dummy (a cold solver compiles first: minutes)
 
 
 def test_a_change_authorised_by_the_cookie_needs_the_csrf_token_and_the_page_origin(

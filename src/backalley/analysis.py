@@ -130,6 +130,7 @@ class DealReview:
     double_dummy: tuple[int, ...] | None  #: per side, at the first lead (None if not played)
     cards: tuple[CardReview, ...]
     bids: tuple[BidReview, ...] = ()
+    lone_joker: int | None = None  #: the deal's only trump under D8
 
     @property
     def reviewed(self) -> bool:
@@ -282,6 +283,7 @@ def _review_deal(
         double_dummy,
         tuple(cards),
         tuple(bid_reviews),
+        lone_joker=current.lone_joker,
     )
 
 
