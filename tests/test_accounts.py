@@ -60,14 +60,15 @@ async def play_as(base: str, someone: Member, table_id: str, seed: int = 1) -> d
         return seat.view
 
 
-def wait_for(check: Any, seconds: float = 20) -> Any:
+def wait_for(check: Any, seconds: float = 20, server: Server | None = None) -> Any:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = check()
         if found:
             return found
         time.sleep(0.1)
-    raise AssertionError("never happened")
+    said = "" if server is None else ": the server said " + "".join(server.output[-40:])
+    raise AssertionError("never happened" + said)
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +101,7 @@ def test_a_game_played_signed_in_is_found_and_played_from_a_second_client(server
                      ["rating"]["games"] == 1)  # fmt: skip
     assert rated
     reviewed = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1]
-                        ["figures"]["reviewed"] == 1, seconds=240)  # fmt: skip
+                        ["figures"]["reviewed"] == 1, seconds=240, server=server)  # fmt: skip
     assert reviewed  # its deal reviewed double dummy (a cold solver compiles first: minutes)
 
 
