@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from backalley.bots import make_bot
-from backalley.engine import DealKind, Game, Phase
+from backalley.engine import DealKind, Game, Phase, contract_made
 from backalley.record import write_record
 from backalley.rules import Ruleset
 
@@ -129,11 +129,7 @@ def _result(
         for side, contract in enumerate(deal.contracts):
             if contract is None:
                 continue
-            made = (
-                deal.tricks[side] == deal.hand_size
-                if contract == "board"
-                else (deal.tricks[side] >= int(contract))
-            )
+            made = contract_made(contract, deal.tricks[side], deal.hand_size)
             tally = boards if contract == "board" else contracts
             tally[side][0] += made
             tally[side][1] += 1

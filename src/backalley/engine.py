@@ -97,6 +97,7 @@ __all__ = [
     "blooper_forces_seat",
     "blooper_mode",
     "board_multiple",
+    "contract_made",
     "deal_points",
     "follow_mask",
     "legal_cards",
@@ -289,7 +290,6 @@ _GAME_FIELDS: Final = (
     "_active",
     "_bid_actions",
     "_bid_lists",
-    "_big_opponents",
     "_blooper",
     "_broken",
     "_counted",
@@ -371,8 +371,7 @@ class Game:
         self._counted = 0
         self._side = tuple(rules.side_of(s) for s in range(self.num_players))
         self._phase = _DEAL
-        self._blooper = rules.blooper_forces is True  # P4: both Bloopers force everyone
-        self._big_opponents = rules.blooper_forces == "big_opponents"  # the Big, opponents
+        self._blooper = blooper_mode(rules)  # P4's reach
         self._pending_tie: tuple[DealKind, tuple[int, ...]] | None = None
         self._renig_from = rules.renig_min_hand
         self._bid_lists = _bid_lists(rules.max_bid)
@@ -691,19 +690,13 @@ class Game:
             self._lead_mask,
             self._tmask,
             self._broken or self._free_lead[seat],
-            self._forced(seat, led),
+            led >= LITTLE_BLOOPER and self._forced(seat, led),  # only a Blooper lead forces
         )
 
     def _forced(self, seat: int, led: int) -> bool:
-        """Whether a Blooper led forces ``seat``'s trump (P4): either Blooper, anyone; or,
-        with ``"big_opponents"``, the Big Blooper, the leader's opponents only."""
-        if self._blooper:
-            return True
-        return (
-            self._big_opponents
-            and led == BIG_BLOOPER
-            and self._side[seat] != self._side[self._lead_seat]
-        )
+        """Whether the card ``led`` forces ``seat``'s trump (P4)."""
+        same_side = self._side[seat] == self._side[self._lead_seat]
+        return blooper_forces_seat(self._blooper, led, same_side)
 
     def apply(self, action: object) -> None:
         """Take ``action`` (an action, or its record spelling) for the player on turn.
@@ -765,8 +758,9 @@ class Game:
             raise IllegalAction(rule, N_("there is no bidding in a tie-breaker"))
         if self._phase != _BID:
             raise IllegalAction("B1", N_("no bid is due now"))
-        if isinstance(bid, str) and self._board_name(bid) is not None:
-            action = self._board_named(bid)
+        level = self._board_name(bid) if isinstance(bid, str) else None
+        if level is not None:
+            action = self._board_at(level, str(bid))
         elif isinstance(bid, str):
             try:
                 action = parse_bid(bid)
@@ -801,12 +795,11 @@ class Game:
             return int(key[0])
         return None
 
-    def _board_named(self, text: str) -> int:
-        """BOARD for a bab-online board spelling that names the next level (B4).
+    def _board_at(self, level: int, text: str) -> int:
+        """BOARD, for a board bid spelt as ``level`` (``text``): the next level (B4).
 
         :raises IllegalAction: B1 for a level that is not the next one.
         """
-        level = self._board_name(text)
         deal = self._deal
         due = 1 if deal is None else deal.board_level + 1
         if level != due:
@@ -991,13 +984,15 @@ class Game:
     def _score(self, deal: Deal) -> None:
         """S1–S4 for every side, then the next deal or the end of the game (E1)."""
         n = deal.hand_size
-        bids = list(zip(self.rules.bidding_order(deal.dealer), deal.bids, strict=False))
+        rules = self.rules
         points = []
         for side, (contract, taken) in enumerate(zip(deal.contracts, deal.tricks, strict=True)):
-            own, levels = side_bids(self.rules, bids, side)
-            points.append(
-                points_for_side(self.rules, n, contract, taken, own, levels, deal.board_level)
-            )
+            if contract != "board":  # only a board's points depend on who bid what (S3)
+                points.append(side_score(rules, contract, taken, n))
+                continue
+            bids = list(zip(rules.bidding_order(deal.dealer), deal.bids, strict=False))
+            own, levels = side_bids(rules, bids, side)
+            points.append(points_for_side(rules, n, contract, taken, own, levels, deal.board_level))
         for seat in deal.rainbows:  # S5: a rainbow pays its side, made, set or neither
             points[self._side[seat]] += RAINBOW
         deal.points = points
@@ -1234,6 +1229,7 @@ def _shuffled_deck(rng: random.Random) -> list[int]:
 
 
 RAINBOW: Final = 10  #: what one rainbow adds to its side's points (S5)
+_STANDARD: Final = Ruleset.preset("standard")
 
 #: P4's reach, as the solver's kernel takes it: no force, both Bloopers force everyone, the
 #: Big Blooper forces the leader's opponents only.
@@ -1333,14 +1329,18 @@ def _has_rainbow(hand: int, trump: int | None) -> bool:
 
 
 def deal_points(contract: int | str | None, taken: int, hand_size: int, level: int) -> int:
-    """What a side scores for a deal: S1 for a number, S2 without a contract, S3 for board
-    (``level`` is the board level, or 1 without ``board_multiplier``)."""
+    """What a side scores for a deal under the ``standard`` scoring: S1 for a number, S2
+    without a contract, S3 for board (``level`` is *m*: the board level, or 1 without
+    ``board_multiplier``)."""
+    return side_score(_STANDARD, contract, taken, hand_size, level)
+
+
+def contract_made(contract: int | str | None, taken: int, hand_size: int) -> bool | None:
+    """Whether a side's contract was made with ``taken`` tricks (every trick for board);
+    ``None`` for a side with no contract, which cannot be set (S2)."""
     if contract is None:
-        return 0  # S2
-    if contract == "board":
-        return 10 * hand_size * level if taken == hand_size else -10 * hand_size * level  # S3
-    bid = int(contract)
-    return 5 * bid + taken - bid if taken >= bid else -5 * bid  # S1
+        return None
+    return taken == hand_size if contract == "board" else taken >= int(contract)
 
 
 def legal_cards(

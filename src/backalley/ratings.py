@@ -87,11 +87,15 @@ def places(scores: Sequence[int], winner: int | None) -> list[int]:
     return [1 + sum(other > mine for other in key) for mine in key]
 
 
+def _teams(sides: Sequence[Sequence[Standing]]) -> list[list[Any]]:
+    """The sides as the model's teams of ratings."""
+    model = _model()
+    return [[model.rating(mu=s.mu, sigma=s.sigma) for s in side] for side in sides]
+
+
 def rate(sides: Sequence[Sequence[Standing]], order: Sequence[int]) -> list[list[Standing]]:
     """Every player's standing after one game whose sides finished in places ``order``."""
-    model = _model()
-    teams = [[model.rating(mu=s.mu, sigma=s.sigma) for s in side] for side in sides]
-    rated = model.rate(teams, ranks=list(order))
+    rated = _model().rate(_teams(sides), ranks=list(order))
     return [
         [Standing(r.mu, r.sigma, s.games + 1) for r, s in zip(new, old, strict=True)]
         for new, old in zip(rated, sides, strict=True)
@@ -100,9 +104,7 @@ def rate(sides: Sequence[Sequence[Standing]], order: Sequence[int]) -> list[list
 
 def win_chances(sides: Sequence[Sequence[Standing]]) -> list[float]:
     """The model's chance that each side finishes first."""
-    model = _model()
-    teams = [[model.rating(mu=s.mu, sigma=s.sigma) for s in side] for side in sides]
-    return [float(p) for p in model.predict_win(teams)]
+    return [float(p) for p in _model().predict_win(_teams(sides))]
 
 
 @cache

@@ -3,7 +3,6 @@ cookie authorises passes: its CSRF token and its origin (docs/protocol.md, accou
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -247,13 +246,8 @@ async def leaderboard(request: Request) -> Response:
 
 async def _read(request: Request, query: Any, *args: Any) -> Any:
     """``query(connection, *args)`` on the store, off the event loop."""
-    engine = request.app.state.tables.store.engine
-
-    def read() -> Any:
-        with engine.connect() as connection:
-            return query(connection, *args)
-
-    return await asyncio.to_thread(read)
+    store = request.app.state.tables.store
+    return await store.transaction(lambda connection: query(connection, *args))
 
 
 ROUTES = [

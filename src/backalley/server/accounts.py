@@ -179,9 +179,7 @@ class Accounts:
             ).first()
         )
         stored = row.password if row is not None else None
-        matched = await asyncio.to_thread(
-            self._verify, stored or self._nobody, given[:MAX_PASSWORD]
-        )
+        matched = await self._matches(stored, given)
         if stored is None or not matched:
             raise TableError("bad_sign_in", WRONG)
         if self.hasher.check_needs_rehash(stored):
@@ -193,11 +191,18 @@ class Accounts:
             )
         return await self._open_session(Account(row.id, row.name))
 
-    def _verify(self, stored: str, password: str) -> bool:
-        try:
-            return bool(self.hasher.verify(stored, password))
-        except (VerifyMismatchError, VerificationError, InvalidHashError):
-            return False
+    async def _matches(self, stored: str | None, password: str) -> bool:
+        """Whether ``password`` is the one ``stored`` hashes, off the event loop; with no
+        hash, checked against nobody's all the same, so that it takes as long."""
+
+        def verify() -> bool:
+            try:
+                return bool(self.hasher.verify(stored or self._nobody, password[:MAX_PASSWORD]))
+            except (VerifyMismatchError, VerificationError, InvalidHashError):
+                return False
+
+        matched = await asyncio.to_thread(verify)
+        return stored is not None and matched
 
     async def _open_session(self, account: Account) -> tuple[Session, str]:
         cookie = secret()
@@ -273,7 +278,7 @@ class Accounts:
         )
         given = password if isinstance(password, str) else ""
         stored = row.password if row is not None else None
-        if not await asyncio.to_thread(self._verify, stored or self._nobody, given[:MAX_PASSWORD]):
+        if not await self._matches(stored, given):
             raise TableError("bad_sign_in", N_("this is not the account's password"))
 
     async def delete(self, account: Account) -> None:
@@ -290,20 +295,7 @@ class Accounts:
         await self.sign_out_everywhere(account)
 
     async def _run(self, work: Any) -> Any:
-        """``work(connection)`` in a transaction of its own, off the event loop.
-
-        :raises StoreError: when the database fails (its error is the cause).
-        """
-
-        def transaction() -> Any:
-            with self.store.engine.begin() as connection:
-                return work(connection)
-
-        try:
-            return await asyncio.to_thread(transaction)
-        except Exception as error:
-            failed = StoreError(f"{type(error).__name__}: {str(error).splitlines()[0]}")
-            raise failed from error
+        return await self.store.transaction(work)
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from backalley.engine import DealKind, Game
+from backalley.engine import DealKind, Game, contract_made
 from backalley.ratings import Standing, anchors
 from backalley.server.store import (
     accounts,
@@ -34,9 +34,9 @@ def seat_stats(game: Game, seat: int) -> dict[str, Any]:
         stats["deals"] += 1
         stats["points"] += deal.points[side]
         contract = deal.contracts[side]
-        if contract is None:
+        made = contract_made(contract, deal.tricks[side], deal.hand_size)
+        if made is None:
             continue
-        made = deal.points[side] > 0 if contract == "board" else deal.points[side] >= 0
         stats["contracts"] += 1
         stats["made" if made else "sets"] += 1
         if contract == "board":

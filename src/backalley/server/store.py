@@ -15,7 +15,7 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,13 @@ from sqlalchemy.engine import Connection, Engine
 class StoreError(Exception):
     """A write the database did not take: down, full, slow past its timeout, or refusing
     it. Nothing of it was stored, unless the database failed as it answered."""
+
+    @classmethod
+    def of(cls, error: BaseException) -> StoreError:
+        """The database's ``error`` in one line, kept as the cause."""
+        failed = cls(f"{type(error).__name__}: {str(error).splitlines()[0]}")
+        failed.__cause__ = error
+        return failed
 
 
 metadata = MetaData()
@@ -377,10 +384,24 @@ class Store:
                 if log:
                     connection.execute(insert(events), log)
         except Exception as error:  # reported to the waiting callers
-            failed = StoreError(f"{type(error).__name__}: {str(error).splitlines()[0]}")
-            failed.__cause__ = error
-            return failed
+            return StoreError.of(error)
         return None
+
+    async def transaction(self, work: Callable[[Connection], Any]) -> Any:
+        """``work(connection)`` in a transaction of its own, off the event loop and beside
+        the writer's queue (accounts, profiles: rows no table's log depends on).
+
+        :raises StoreError: when the database fails (its error is the cause).
+        """
+
+        def run() -> Any:
+            with self.engine.begin() as connection:
+                return work(connection)
+
+        try:
+            return await asyncio.to_thread(run)
+        except Exception as error:
+            raise StoreError.of(error) from error
 
     def close(self) -> None:
         """Finish the queued writes and stop the writer."""
