@@ -1,0 +1,262 @@
+"""The research environment: the batched games are the engine's, step for step and record
+for record; observations come from the seat's view alone."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_properties import rulesets
+
+from backalley.bots.pimc import deal_hidden, exclusions
+from backalley.engine import Game, IllegalAction, Phase
+from backalley.env import BatchedEnv, encode_view
+from backalley.env import kernel as k
+from backalley.env.encoding import COMPACT, COMPACT_SIZE, FULL, FULL_SIZE, write_observation
+from backalley.record import verify, write_record
+from backalley.rules import Ruleset
+
+
+def rules_of(env: BatchedEnv, i: int) -> Ruleset:
+    """The engine's rules for the game in slot ``i`` (one deal: the episode's hand size)."""
+    if env.episode == "game":
+        return env.rules
+    size = int(env._games[i, k.G_ONE_SIZE])
+    return env.rules.with_options({"hand_sizes": [size], "tie_breaker": False})
+
+
+def feed(env: BatchedEnv, i: int, game: Game) -> None:
+    """Deal ``game`` every deal the environment has dealt in slot ``i`` since."""
+    while game.phase == Phase.DEAL:
+        number = len(game.deals)
+        assert number <= env._games[i, k.G_DEAL_NUMBER], "the engine wants a deal the env lacks"
+        deck = [int(c) for c in env._decks[i, number % env._decks.shape[1]]]
+        _kind, size, seats = game.next_deal()
+        hands: list[list[int]] = [[] for _ in range(game.num_players)]
+        at = 0
+        for seat in seats:
+            hands[seat] = deck[at : at + size]
+            at += size
+        dealer = game.expected_dealer()
+        first = int(env._games[i, k.G_FIRST_DEALER])
+        game.start_deal(first if dealer is None else dealer, hands, deck[at:])
+
+
+def lockstep(
+    env: BatchedEnv, seed: int, steps: int, check_obs: bool = True, passes: float = 0.0
+) -> int:
+    """Step ``env`` at random and the engine beside it, game by game; compare everything.
+    A bid is a pass with chance ``passes`` (else any legal action), so that all-pass deals
+    come often. Returns the games finished."""
+    batch = env.reset(seed)
+    games = []
+    for i in range(env.num_games):
+        games.append(Game(rules_of(env, i)))
+        feed(env, i, games[-1])
+    rng = np.random.default_rng(seed)
+    finished = 0
+    for _ in range(steps):
+        for i, game in enumerate(games):
+            seat = game.to_move
+            assert batch.to_play[i] == seat
+            legal = np.zeros(env.num_actions, dtype=np.uint8)
+            legal[game.legal_actions()] = 1
+            assert (batch.action_masks[i] == legal).all(), (i, game)
+            if check_obs:
+                want = encode_view(game.view(seat), env.encoding)
+                got = batch.observations[i]
+                assert np.array_equal(want, got), [
+                    f.name for f in (COMPACT if env.encoding == "compact" else FULL)
+                    if not np.array_equal(want[f.offset : f.offset + f.length],
+                                          got[f.offset : f.offset + f.length])
+                ]  # fmt: skip
+        actions = env.sample(rng)
+        bidding = batch.action_masks[:, k.PASS] == 1
+        actions[bidding & (rng.random(env.num_games) < passes)] = k.PASS
+        before = [list(g.scores) for g in games]
+        batch = env.step(actions)
+        for i, game in enumerate(games):
+            game.apply(int(actions[i]))
+            rules = game.rules
+            if env.reward == "points":
+                for seat in range(rules.num_players):
+                    side = rules.side_of(seat)
+                    assert batch.rewards[i, seat] == game.scores[side] - before[i][side]
+            if batch.done[i]:
+                assert game.is_over
+                assert list(env.final_scores[i]) == list(game.scores)
+                winner = -1 if game.winner is None else game.winner
+                assert env.final_winner[i] == winner
+                if env.reward == "win":
+                    for seat in range(rules.num_players):
+                        want = 0 if winner < 0 else (1 if rules.side_of(seat) == winner else -1)
+                        assert batch.rewards[i, seat] == want
+                finished += 1
+                games[i] = Game(rules_of(env, i))
+            else:
+                assert not game.is_over
+            feed(env, i, games[i])
+    return finished
+
+
+@pytest.mark.parametrize("preset", ["standard", "classic", "classic3", "bab"])
+def test_every_step_of_whole_games_is_the_engines(preset: str) -> None:
+    env = BatchedEnv(6, preset, {"hand_sizes": [4, 2, 1, 3]}, encoding="full")
+    assert lockstep(env, seed=3, steps=400) >= 6
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rules=rulesets(),
+    seed=st.integers(0, 2**40),
+    episode=st.sampled_from(["game", "deal"]),
+    passes=st.sampled_from([0.0, 0.8]),
+)
+def test_every_option_steps_as_the_engine(
+    rules: Ruleset, seed: int, episode: str, passes: float
+) -> None:
+    env = BatchedEnv(4, rules.name, rules.changed_options(), episode=episode, reward="win")
+    lockstep(env, seed=seed, steps=120, passes=passes)
+
+
+@pytest.mark.parametrize("all_pass", ["redeal", "redeal_same", "play"])
+@pytest.mark.parametrize("limit", [None, 1, 2])
+def test_all_pass_deals_and_their_limit_as_the_engine(all_pass: str, limit: int | None) -> None:
+    """D7: deals thrown in when all pass, dealt again by the next dealer or the same one,
+    and played after ``all_pass_limit`` throw-ins in a row."""
+    options = {"hand_sizes": [1, 2], "all_pass": all_pass, "all_pass_limit": limit}
+    env = BatchedEnv(8, "standard", options, encoding="full")
+    assert lockstep(env, seed=1, steps=300, passes=0.9) >= 8
+
+
+def test_full_length_games_of_each_preset_in_lockstep() -> None:
+    for preset in ("standard", "classic", "classic3", "bab"):
+        env = BatchedEnv(2, preset, encoding="full")
+        assert lockstep(env, seed=11, steps=1400, check_obs=preset == "classic") >= 1
+
+
+def test_thousands_of_games_are_the_engines_records() -> None:
+    env = BatchedEnv(64, "standard", {"hand_sizes": [5, 3, 1, 2]}, record=True)
+    env.reset(seed=7)
+    rng = np.random.default_rng(7)
+    finished = 0
+    while finished < 2000:
+        batch = env.step(env.sample(rng))
+        for i in np.flatnonzero(batch.done):
+            game = env.finished_game(int(i))
+            assert game.is_over
+            assert list(game.scores) == list(env.final_scores[i])
+            finished += 1
+    record = env.record(0)
+    assert verify(record).exit_code == 0
+    assert record == write_record(env.finished_game(0))
+
+
+def test_one_seed_deals_the_same_games_and_another_seed_others() -> None:
+    def played(seed: int) -> list[list[int]]:
+        env = BatchedEnv(8, "classic", {"hand_sizes": [3, 1]})
+        env.reset(seed)
+        rng = np.random.default_rng(0)
+        scores = []
+        for _ in range(200):
+            batch = env.step(env.sample(rng))
+            scores += [list(env.final_scores[i]) for i in np.flatnonzero(batch.done)]
+        return scores
+
+    assert played(5) == played(5)
+    assert played(5) != played(6)
+
+
+def test_duplicate_games_deal_the_same_cards_with_the_seats_turned() -> None:
+    for preset, group in (("standard", 2), ("classic3", 3)):
+        env = BatchedEnv(group * 3, preset, {"hand_sizes": [6, 2]}, duplicate=True)
+        env.reset(seed=2)
+        for g in range(3):
+            first = env._seats[g * group, :, k.S_HAND]
+            dealer = env._games[g * group, k.G_DEALER]
+            for turn in range(1, group):
+                twin = env._seats[g * group + turn, :, k.S_HAND]
+                players = env.num_players
+                for seat in range(players):
+                    # under D4 a shown joker is replaced: compare the cards as dealt
+                    assert env._decks[g * group + turn, 0, seat * 6 : seat * 6 + 6].tolist() == (
+                        env._decks[g * group, 0, ((seat - turn) % players) * 6 :][:6].tolist()
+                    )
+                assert env._games[g * group + turn, k.G_DEALER] == (dealer + turn) % players
+                assert sorted(twin.tolist()) != [] and first.sum() != 0
+
+
+def test_a_mask_is_never_empty_and_an_illegal_action_changes_nothing() -> None:
+    env = BatchedEnv(16, "bab", {"hand_sizes": [2, 1]})
+    batch = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        assert batch.action_masks.any(axis=1).all()
+        assert (batch.to_play >= 0).all()
+        batch = env.step(env.sample(rng))
+    state = env._games.copy(), env._seats.copy()
+    actions = env.sample(rng)
+    bad = int(np.flatnonzero(batch.action_masks[5] == 0)[0])
+    actions[5] = bad
+    with pytest.raises(IllegalAction, match=f"game 5: action {bad} is not legal"):
+        env.step(actions)
+    assert np.array_equal(env._games, state[0]) and np.array_equal(env._seats, state[1])
+    with pytest.raises(ValueError, match="step takes 16 actions"):
+        env.step(actions[:3])
+
+
+def test_the_layouts_are_contiguous_and_sized_as_documented() -> None:
+    for fields, size in ((COMPACT, COMPACT_SIZE), (FULL, FULL_SIZE)):
+        at = 0
+        for field in fields:
+            assert field.offset == at and field.length > 0 and field.meaning
+            at += field.length
+        assert at == size
+    assert (COMPACT_SIZE, FULL_SIZE) == (531, 3499)
+
+
+@pytest.mark.parametrize("encoding", ["compact", "full"])
+def test_dealing_the_hidden_cards_again_changes_no_observation(encoding: str) -> None:
+    """The other hands dealt again, consistently with the seat's view (its voids, P4's
+    forced trumps): the observation is the same."""
+    env = BatchedEnv(24, "standard", {"hand_sizes": [9, 5]}, encoding=encoding)
+    env.reset(seed=9)
+    games = [Game(env.rules) for _ in range(env.num_games)]
+    for i, game in enumerate(games):
+        feed(env, i, game)
+    rng = np.random.default_rng(9)
+    rand = random.Random(9)
+    out = np.zeros(env.observation_size, dtype=np.float32)
+    checked = 0
+    for _ in range(60):
+        actions = env.sample(rng)
+        batch = env.step(actions)
+        for i in range(env.num_games):
+            if batch.done[i]:
+                games[i] = Game(env.rules)
+            else:
+                games[i].apply(int(actions[i]))
+            feed(env, i, games[i])
+        for i in range(env.num_games):
+            seat = int(batch.to_play[i])
+            view = games[i].view(seat)
+            hands = deal_hidden(view, rand, exclusions(view))
+            if hands is None:
+                continue
+            saved = env._seats[i].copy()
+            for s in range(4):
+                if s != seat:
+                    played = env._seats[i, s, k.S_DEALT] & ~env._seats[i, s, k.S_HAND]
+                    env._seats[i, s, k.S_HAND] = hands[s]
+                    env._seats[i, s, k.S_DEALT] = hands[s] | played
+            write_observation(
+                env._config, env._games, env._seats, env._sides, env._decks, env._tricks,
+                i, seat, out, encoding == "full",
+            )  # fmt: skip
+            env._seats[i] = saved
+            assert np.array_equal(out, batch.observations[i])
+            checked += 1
+    assert checked > 1000
