@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_properties import rulesets
 
 from backalley.bots.pimc import deal_hidden, exclusions
 from backalley.engine import Game, IllegalAction, Phase
@@ -18,6 +17,7 @@ from backalley.env import kernel as k
 from backalley.env.encoding import COMPACT, COMPACT_SIZE, FULL, FULL_SIZE, write_observation
 from backalley.record import verify, write_record
 from backalley.rules import Ruleset
+from test_properties import rulesets
 
 
 def rules_of(env: BatchedEnv, i: int) -> Ruleset:

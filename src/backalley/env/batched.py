@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -100,7 +100,7 @@ class BatchedEnv:
     replays them through :class:`~backalley.engine.Game`.
     """
 
-    metadata = {"autoreset_mode": _SAME_STEP}
+    metadata: ClassVar[dict[str, Any]] = {"autoreset_mode": _SAME_STEP}
     num_actions = k.NUM_ACTIONS
 
     def __init__(
@@ -207,20 +207,8 @@ class BatchedEnv:
         observations): the actions taken. For measuring the engine's raw speed."""
         if not self._ready:
             self.reset(seed)
-        return int(
-            k.random_play(
-                self._config,
-                self._sizes,
-                self._games,
-                self._seats,
-                self._sides,
-                self._decks,
-                self._tricks,
-                self._rewards,
-                steps,
-                seed,
-            )  # fmt: skip
-        )
+        state = (self._config, self._sizes, self._games, self._seats, self._sides)
+        return int(k.random_play(*state, self._decks, self._tricks, self._rewards, steps, seed))
 
     # ------------------------------------------------------------------ records
 
@@ -295,7 +283,7 @@ def replay(
     game = Game(rules)
     moves = iter(int(a) for a in actions)
     for deck in decks:
-        kind, size, seats = game.next_deal()
+        _kind, size, seats = game.next_deal()
         hands: list[list[int]] = [[] for _ in range(rules.num_players)]
         at = 0
         for seat in seats:

@@ -263,7 +263,7 @@ def is_legal(config, games, seats, i, action) -> bool:
     if phase == PLAY:
         return 0 <= action < NUM_CARDS and (legal_mask(config, games, seats, i) >> action) & 1 == 1
     if phase == BID:
-        if action == PASS or action == BOARD:
+        if action in (PASS, BOARD):
             return True
         return PASS < action <= PASS + top_bid(config, games[i, G_SIZE])
     return False
