@@ -260,3 +260,88 @@ def test_dealing_the_hidden_cards_again_changes_no_observation(encoding: str) ->
             assert np.array_equal(out, batch.observations[i])
             checked += 1
     assert checked > 1000
+
+
+# ---------------------------------------------------------------------- PettingZoo, Gymnasium
+
+
+@pytest.mark.parametrize(
+    ("preset", "kw"),
+    [
+        ("standard", {"options": {"hand_sizes": [3, 2, 1]}}),
+        ("classic3", {"episode": "deal", "duplicate": True}),
+        ("bab", {"options": {"hand_sizes": [4, 1]}, "reward": "win", "encoding": "full"}),
+    ],
+)
+@pytest.mark.filterwarnings("ignore:Observation")  # a dict of arrays, as PettingZoo's own
+def test_the_pettingzoo_environment_passes_its_api_and_seed_tests(preset: str, kw: dict) -> None:
+    from pettingzoo.test import api_test, seed_test
+
+    from backalley.env import pettingzoo_env
+
+    api_test(pettingzoo_env(preset, **kw), num_cycles=600)
+    seed_test(lambda: pettingzoo_env(preset, **kw), num_cycles=300)
+
+
+def test_pettingzoo_observations_are_the_views_and_games_end_as_the_engine_says() -> None:
+    from backalley.env import pettingzoo_env
+
+    env = pettingzoo_env("classic", {"hand_sizes": [2, 1]}, reward="win")
+    rng = np.random.default_rng(1)
+    for episode in range(20):
+        env.reset(seed=episode)
+        totals = dict.fromkeys(env.possible_agents, 0)
+        for agent in env.agent_iter():
+            observation, reward, terminated, truncated, _info = env.last()
+            totals[agent] += reward
+            if terminated or truncated:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            view = env.game.view(seat)
+            assert np.array_equal(observation["observation"], encode_view(view))
+            assert set(np.flatnonzero(observation["action_mask"])) == set(view.legal_actions)
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        game = env.game
+        assert game.is_over
+        for seat, agent in enumerate(env.possible_agents):
+            side = game.rules.side_of(seat)
+            want = 0 if game.winner is None else (1 if side == game.winner else -1)
+            assert totals[agent] == want
+
+
+def test_pettingzoo_duplicate_episodes_deal_the_same_cards_turned() -> None:
+    from backalley.env import pettingzoo_env
+
+    env = pettingzoo_env("standard", {"hand_sizes": [5]}, duplicate=True)
+    env.reset(seed=8)
+    first = env.game.deals[0]
+    env.reset()
+    second = env.game.deals[0]
+    assert list(second.hands) == [first.hands[(s - 1) % 4] for s in range(4)]
+    assert second.stock == first.stock and second.dealer == (first.dealer + 1) % 4
+    env.reset()
+    assert env.game.deals[0].hands != first.hands
+
+
+def test_a_seat_environment_plays_one_seat_against_bots() -> None:
+    from backalley.env import SeatEnv
+
+    env = SeatEnv("standard", {"hand_sizes": [3, 2, 1]}, seat=1, others="heuristic")
+    results = []
+    for seed in (4, 4, 5):
+        observation, info = env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            assert env.observation_space.contains(observation)
+            assert env.game.to_move == 1
+            assert np.array_equal(observation, encode_view(env.game.view(1)))
+            legal = np.flatnonzero(info["action_mask"])
+            assert len(legal) and np.array_equal(env.action_masks(), info["action_mask"] == 1)
+            observation, reward, done, _truncated, info = env.step(int(legal[0]))
+            total += reward
+        assert total == info["scores"][1]
+        results.append(info["scores"])
+    assert results[0] == results[1]
+    with pytest.raises(ValueError, match="one per other seat"):
+        SeatEnv(others=["random", "random"])

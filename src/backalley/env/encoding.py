@@ -315,3 +315,14 @@ def write_observations(config, games, seats, sides, decks, tricks, to_play, out,
             write_observation(
                 config, games, seats, sides, decks, tricks, i, to_play[i], out[i], full
             )
+
+
+def bounds(encoding: str = "compact") -> tuple[np.ndarray, np.ndarray]:
+    """The least and greatest value of each float of ``encoding`` (for a Box space): 0 to 1,
+    but a numeric contract (up to two hands' worth, without B3's cap) and the scores."""
+    low = np.zeros(size_of(encoding), dtype=np.float32)
+    high = np.ones(size_of(encoding), dtype=np.float32)
+    high[O_CONTRACTS : O_CONTRACTS + 9] = 2.0
+    low[O_SCORES : O_SCORES + 3] = -np.inf
+    high[O_SCORES : O_SCORES + 3] = np.inf
+    return low, high
