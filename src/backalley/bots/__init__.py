@@ -96,8 +96,38 @@ def _pimc(**settings: float | None) -> Bot:
     return PimcBot(**settings)  # type: ignore[arg-type]
 
 
-#: Bots by name.
-BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "heuristic": _heuristic, "pimc": _pimc}
+def _openspiel(kind: str) -> Callable[[], Bot]:
+    def factory() -> Bot:
+        try:
+            from backalley.env.openspiel import OpenSpielPlayer
+        except ImportError:
+            raise MissingExtra(f"openspiel-{kind}", "bench") from None
+        return OpenSpielPlayer(kind)
+
+    return factory
+
+
+class MissingExtra(BackAlleyError, ValueError):
+    """A bot that needs an optional part of the install that is not there."""
+
+    def __init__(self, name: str, extra: str) -> None:
+        super().__init__(
+            None,
+            N_("{name} needs an optional part: pip install 'backalley[{extra}]'"),
+            name=name,
+            extra=extra,
+        )
+
+
+#: Bots by name. OpenSpiel's ISMCTS and MCTS (``bench`` extra) play from the seat's view,
+#: the hidden cards dealt at random consistently with it (:mod:`backalley.env.openspiel`).
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": _random,
+    "heuristic": _heuristic,
+    "pimc": _pimc,
+    "openspiel-ismcts": _openspiel("ismcts"),
+    "openspiel-mcts": _openspiel("mcts"),
+}
 #: Levels people choose from, and the bot behind each.
 #: (The names are marked for translation: a player chooses among them.)
 LEVELS: dict[str, str] = {
@@ -150,6 +180,7 @@ __all__ = [
     "LEVELS",
     "LEVEL_SETTINGS",
     "Bot",
+    "MissingExtra",
     "UnknownBot",
     "bot_name",
     "make_bot",

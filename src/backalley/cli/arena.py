@@ -18,12 +18,19 @@ from backalley.i18n import _, explain
 def cmd_arena(args: argparse.Namespace) -> int:
     """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
     from backalley.arena import deal_sets, run_match, seatings
-    from backalley.bots import UnknownBot, make_bot, needs_solver
+    from backalley.bots import MissingExtra, UnknownBot, make_bot, needs_solver
 
     rules = ruleset_from_args(args.rules, args.option)
+    if args.players:
+        names = [name.strip() for name in args.players.split(",")]
+        if len(names) != 2 or args.bot_a:
+            raise UsageError(_("--players names two bots, A,B, and no BOT_A or BOT_B"))
+        args.bot_a, args.bot_b = names
+    if not args.bot_b:
+        raise UsageError(_("name two bots: BOT_A BOT_B, or --players A,B"))
     try:
         make_bot(args.bot_a), make_bot(args.bot_b)
-    except UnknownBot as error:
+    except (UnknownBot, MissingExtra) as error:
         raise UsageError(explain(error)) from None
     out: Path | None = args.out
     if out is not None:

@@ -79,8 +79,13 @@ def build_parser() -> argparse.ArgumentParser:
             "and board success."
         ),
     )
-    arena.add_argument("bot_a", metavar="BOT_A", help=_("a bot or level: random, heuristic, …"))
-    arena.add_argument("bot_b", metavar="BOT_B", help=_("the bot it plays against"))
+    arena.add_argument(
+        "bot_a", metavar="BOT_A", nargs="?", help=_("a bot or level: random, heuristic, …")
+    )
+    arena.add_argument("bot_b", metavar="BOT_B", nargs="?", help=_("the bot it plays against"))
+    arena.add_argument(
+        "--players", metavar="A,B", help=_("the two bots, as one argument: expert,openspiel-ismcts")
+    )
     arena.add_argument(
         "--games",
         type=_positive,
