@@ -168,7 +168,7 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         self.dealing.append(action)
         cards = [c for c in self.dealing if c >= 0]
         _kind, size, seats = engine.next_deal()
-        if len(cards) < size * len(seats) + _STOCK_DEALT:
+        if len(cards) < min(size * len(seats) + _STOCK_DEALT, NUM_CARDS):
             return
         hands: list[list[int]] = [[] for _ in range(self.rules.num_players)]
         for number, seat in enumerate(seats):
@@ -187,7 +187,10 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         return bool(self.engine.is_over)
 
     def returns(self) -> list[float]:
-        """Each player's side's score less the mean of the other sides'."""
+        """At the end, each player's side's score less the mean of the other sides' (the
+        game's one reward: zero until then)."""
+        if not self.engine.is_over:
+            return [0.0] * self.rules.num_players
         scores = self.engine.scores
         sides = len(scores)
         total = sum(scores)

@@ -1,0 +1,95 @@
+"""Back Alley inside OpenSpiel: its API, its tensors, and its search bots at our table."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+from backalley.bots import make_bot, play_game  # noqa: E402
+from backalley.engine import Game  # noqa: E402
+from backalley.env import encode_view  # noqa: E402
+from backalley.env import openspiel as bo  # noqa: E402
+from backalley.record import verify, write_record  # noqa: E402
+from backalley.rules import DealKind, Ruleset  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"rules": "standard", "hand_sizes": "3,2,1"},
+        {"rules": "classic3", "hand_sizes": "4,2"},
+        {"rules": "bab", "hand_sizes": "4,1", "episode": "deal"},
+        {"rules": "classic", "hand_sizes": "2", "options": '{"joker_turnup": "no_trump"}'},
+    ],
+)
+def test_openspiel_plays_the_game_through_its_own_api(params: dict) -> None:
+    game = pyspiel.load_game(bo.SHORT_NAME, params)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+    rng = random.Random(2)
+    for _ in range(15):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
+                state.apply_action(rng.choice(outcomes)[0])
+                continue
+            player = state.current_player()
+            view = state.engine.view(player)
+            assert state.legal_actions() == sorted(int(a) for a in view.legal_actions)
+            tensor = np.asarray(state.information_state_tensor(player), dtype=np.float32)
+            assert np.array_equal(tensor, encode_view(view, "full"))
+            compact = np.asarray(state.observation_tensor(player), dtype=np.float32)
+            assert np.array_equal(compact, encode_view(view, "compact"))
+            state.apply_action(rng.choice(state.legal_actions()))
+        assert abs(sum(state.returns())) < 1e-9
+        assert verify(write_record(state.engine)).exit_code == 0
+
+
+def test_a_resampled_state_is_one_the_player_cannot_tell_from_its_own() -> None:
+    rng = random.Random(5)
+    differed = 0
+    for seed in range(25):
+        rules = Ruleset.preset(["standard", "classic", "bab"][seed % 3], hand_sizes=[5])
+        game = Game(rules, seed=seed)
+        while not game.is_over:
+            seat = game.to_move
+            if game.current_deal.kind != DealKind.NORMAL:
+                with pytest.raises(ValueError, match="tie-breaker"):
+                    bo.from_view(game.view(seat), rng)
+                game.apply(rng.choice(game.legal_actions()))
+                continue
+            root = bo.from_view(game.view(seat), rng)
+            assert root.current_player() == seat
+            assert root.engine.hand(seat) == game.hand(seat)
+            again = root.resample(seat, rng)
+            assert again.information_state_string() == root.information_state_string()
+            assert again.legal_actions() == root.legal_actions()
+            others = [again.engine.hand(s) for s in range(4) if s != seat]
+            differed += others != [game.hand(s) for s in range(4) if s != seat]
+            game.apply(rng.choice(game.legal_actions()))
+    assert differed > 100
+
+
+@pytest.mark.parametrize("name", ["openspiel-ismcts", "openspiel-mcts"])
+def test_openspiels_search_bots_play_whole_games_at_our_table(name: str) -> None:
+    for seed in range(3):
+        game = Game(Ruleset.preset("standard", hand_sizes=[3, 2]), seed=seed)
+        bots = [make_bot(name), make_bot("heuristic")] * 2
+        play_game(game, bots, seed=seed)
+        assert game.is_over
+        assert verify(write_record(game)).exit_code == 0
+
+
+def test_ismcts_beats_random_play() -> None:
+    """Not a strength table (that is the README's arena): a sign the search works at all."""
+    total = 0
+    for seed in range(6):
+        game = Game(Ruleset.preset("standard", hand_sizes=[4]), seed=seed)
+        play_game(game, [bo.OpenSpielPlayer("ismcts", 150), make_bot("random")] * 2, seed=seed)
+        total += game.scores[0] - game.scores[1]
+    assert total > 0
