@@ -67,8 +67,18 @@ def make_bot(name: str, repeatable: bool = False) -> Bot:
     so that the same generator gives the same choices however busy the machine is; it may
     then take longer over a decision.
 
+    ``policy:FILE`` is a numpy policy saved by :class:`backalley.env.policy.Policy` (the
+    research environment's examples train them).
+
     :raises UnknownBot: for an unknown name.
     """
+    if name.startswith("policy:"):
+        from backalley.env.policy import PolicyBot
+
+        try:
+            return PolicyBot.from_file(name.removeprefix("policy:"))
+        except (OSError, ValueError, KeyError):
+            raise UnknownBot(name) from None
     factory = BOTS.get(LEVELS.get(name, name))
     if factory is None:
         raise UnknownBot(name)

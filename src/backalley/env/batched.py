@@ -196,6 +196,11 @@ class BatchedEnv:
             self._finish(int(i))
         return self._observe()
 
+    @property
+    def deals_scored(self) -> np.ndarray:
+        """[N]: the counted deals each game has scored so far (a copy)."""
+        return self._games[:, k.G_COUNTED].copy()
+
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action for each game."""
         masks = self._masks
