@@ -345,3 +345,23 @@ def test_a_seat_environment_plays_one_seat_against_bots() -> None:
     assert results[0] == results[1]
     with pytest.raises(ValueError, match="one per other seat"):
         SeatEnv(others=["random", "random"])
+
+
+def test_the_documented_tables_are_the_layouts() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "env.md").read_text(encoding="utf-8")
+    for field in FULL:
+        row = f"| {field.offset} | {field.length} | `{field.name}` | {field.meaning} |"
+        assert row in text, row
+
+
+def test_the_env_page_examples_run() -> None:
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parent.parent / "docs" / "env.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert len(examples) == 3
+    for code in examples:
+        exec(compile(code, "env.md", "exec"), {})
