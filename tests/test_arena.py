@@ -136,3 +136,22 @@ def test_arena_says_before_it_starts_that_the_solver_compiles_first(capsys, monk
     assert main(args) == 0
     assert "compiling the solver, once" in capsys.readouterr().err
     assert started == ["compiled", "match"]
+
+
+def test_arena_takes_its_two_players_as_one_argument(capsys, monkeypatch):
+    args = ["arena", "--players", "openspiel-ismcts,random", "--games", "2"]
+    assert main([*args, "--option", "hand_sizes=2,1"]) == 0
+    assert "openspiel-ismcts − random" in capsys.readouterr().out
+    assert main(["arena", "--players", "random"]) == 2
+    assert "--players names two bots" in capsys.readouterr().err
+    assert main(["arena", "random", "--players", "random,random"]) == 2
+    assert main(["arena", "random"]) == 2
+    assert "name two bots" in capsys.readouterr().err
+    import backalley.bots as bots
+
+    def missing() -> None:
+        raise bots.MissingExtra("openspiel-mcts", "bench")
+
+    monkeypatch.setitem(bots.BOTS, "openspiel-mcts", missing)
+    assert main(["arena", "openspiel-mcts", "random"]) == 2
+    assert "pip install 'backalley[bench]'" in capsys.readouterr().err
