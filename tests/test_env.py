@@ -33,6 +33,8 @@ def feed(env: BatchedEnv, i: int, game: Game) -> None:
     while game.phase == Phase.DEAL:
         number = len(game.deals)
         assert number <= env._games[i, k.G_DEAL_NUMBER], "the engine wants a deal the env lacks"
+        # the env keeps one deck unless it records: then every deal since is still there
+        assert env._decks.shape[1] > env._games[i, k.G_DEAL_NUMBER] - number
         deck = [int(c) for c in env._decks[i, number % env._decks.shape[1]]]
         _kind, size, seats = game.next_deal()
         hands: list[list[int]] = [[] for _ in range(game.num_players)]
@@ -104,7 +106,7 @@ def lockstep(
 
 @pytest.mark.parametrize("preset", ["standard", "classic", "classic3", "bab"])
 def test_every_step_of_whole_games_is_the_engines(preset: str) -> None:
-    env = BatchedEnv(6, preset, {"hand_sizes": [4, 2, 1, 3]}, encoding="full")
+    env = BatchedEnv(6, preset, {"hand_sizes": [4, 2, 1, 3]}, encoding="full", record=True)
     assert lockstep(env, seed=3, steps=400) >= 6
 
 
@@ -118,7 +120,9 @@ def test_every_step_of_whole_games_is_the_engines(preset: str) -> None:
 def test_every_option_steps_as_the_engine(
     rules: Ruleset, seed: int, episode: str, passes: float
 ) -> None:
-    env = BatchedEnv(4, rules.name, rules.changed_options(), episode=episode, reward="win")
+    env = BatchedEnv(
+        4, rules.name, rules.changed_options(), episode=episode, reward="win", record=2000
+    )  # renig_min_hand=1 throws in most 1-card deals: keep every deal
     lockstep(env, seed=seed, steps=120, passes=passes)
 
 
@@ -128,13 +132,13 @@ def test_all_pass_deals_and_their_limit_as_the_engine(all_pass: str, limit: int 
     """D7: deals thrown in when all pass, dealt again by the next dealer or the same one,
     and played after ``all_pass_limit`` throw-ins in a row."""
     options = {"hand_sizes": [1, 2], "all_pass": all_pass, "all_pass_limit": limit}
-    env = BatchedEnv(8, "standard", options, encoding="full")
+    env = BatchedEnv(8, "standard", options, encoding="full", record=True)
     assert lockstep(env, seed=1, steps=300, passes=0.9) >= 8
 
 
 def test_full_length_games_of_each_preset_in_lockstep() -> None:
     for preset in ("standard", "classic", "classic3", "bab"):
-        env = BatchedEnv(2, preset, encoding="full")
+        env = BatchedEnv(2, preset, encoding="full", record=True)
         assert lockstep(env, seed=11, steps=1400, check_obs=preset == "classic") >= 1
 
 
@@ -222,7 +226,7 @@ def test_the_layouts_are_contiguous_and_sized_as_documented() -> None:
 def test_dealing_the_hidden_cards_again_changes_no_observation(encoding: str) -> None:
     """The other hands dealt again, consistently with the seat's view (its voids, P4's
     forced trumps): the observation is the same."""
-    env = BatchedEnv(24, "standard", {"hand_sizes": [9, 5]}, encoding=encoding)
+    env = BatchedEnv(24, "standard", {"hand_sizes": [9, 5]}, encoding=encoding, record=True)
     env.reset(seed=9)
     games = [Game(env.rules) for _ in range(env.num_games)]
     for i, game in enumerate(games):
@@ -365,3 +369,22 @@ def test_the_env_page_examples_run() -> None:
     assert len(examples) == 3
     for code in examples:
         exec(compile(code, "env.md", "exec"), {})
+
+
+def test_the_batched_environment_needs_nothing_beyond_the_core_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "for name in ('gymnasium', 'pettingzoo', 'pyspiel'): sys.modules[name] = None\n"
+        "import numpy as np\n"
+        "from backalley.env import BatchedEnv\n"
+        "env = BatchedEnv(2, 'standard', {'hand_sizes': [1]})\n"
+        "batch = env.reset(0)\n"
+        "batch = env.step(env.sample(np.random.default_rng(0)))\n"
+        "print(env.metadata['autoreset_mode'])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "SameStep"

@@ -91,7 +91,8 @@ class BatchedEnv:
       scored) or ``"win"`` (+1 to the winners' seats, −1 to the others', at the end);
     - ``duplicate``: games come in groups (two at a table of four, three in ``classic3``)
       dealt the same cards, each game of a group with every hand turned one seat further;
-    - ``record``: keep what :meth:`record` needs to write a finished game as a record.
+    - ``record``: keep what :meth:`record` needs to write a finished game as a record (an
+      int: how many deals of a game to keep, thrown-in deals counted; else 96).
 
     A finished game is replaced by a new one in the same step (Gymnasium's same-step
     autoreset): that step's rewards and ``done`` are the finished game's, its observation
@@ -113,7 +114,7 @@ class BatchedEnv:
         encoding: str = "compact",
         reward: str = "points",
         duplicate: bool = False,
-        record: bool = False,
+        record: bool | int = False,
     ) -> None:
         if episode not in ("game", "deal"):
             raise ValueError(f"episode must be 'game' or 'deal', not {episode!r}")
@@ -135,7 +136,8 @@ class BatchedEnv:
         self._games = np.zeros((n, k.GAME_FIELDS), dtype=np.int64)
         self._seats = np.zeros((n, 4, k.S_SIZE), dtype=np.int64)
         self._sides = np.zeros((n, 3, k.D_SIZE), dtype=np.int64)
-        self._decks = np.zeros((n, RECORDED_DEALS if record else 1, k.NUM_CARDS), np.int64)
+        kept = (RECORDED_DEALS if record is True else int(record)) if record else 1
+        self._decks = np.zeros((n, kept, k.NUM_CARDS), np.int64)
         self._tricks = np.zeros((n, k.MAX_TRICKS, 5), dtype=np.int64)
         self._actions = np.zeros((n, RECORDED_ACTIONS if record else 0), dtype=np.int16)
         self._counts = np.zeros(n, dtype=np.int64)
