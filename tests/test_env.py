@@ -14,6 +14,7 @@ from backalley.bots.pimc import deal_hidden, exclusions
 from backalley.engine import Game, IllegalAction, Phase
 from backalley.env import BatchedEnv, encode_view
 from backalley.env import kernel as k
+from backalley.env.batched import deal_deck
 from backalley.env.encoding import COMPACT, COMPACT_SIZE, FULL, FULL_SIZE, write_observation
 from backalley.record import verify, write_record
 from backalley.rules import Ruleset
@@ -35,16 +36,8 @@ def feed(env: BatchedEnv, i: int, game: Game) -> None:
         assert number <= env._games[i, k.G_DEAL_NUMBER], "the engine wants a deal the env lacks"
         # the env keeps one deck unless it records: then every deal since is still there
         assert env._decks.shape[1] > env._games[i, k.G_DEAL_NUMBER] - number
-        deck = [int(c) for c in env._decks[i, number % env._decks.shape[1]]]
-        _kind, size, seats = game.next_deal()
-        hands: list[list[int]] = [[] for _ in range(game.num_players)]
-        at = 0
-        for seat in seats:
-            hands[seat] = deck[at : at + size]
-            at += size
-        dealer = game.expected_dealer()
-        first = int(env._games[i, k.G_FIRST_DEALER])
-        game.start_deal(first if dealer is None else dealer, hands, deck[at:])
+        deck = env._decks[i, number % env._decks.shape[1]]
+        deal_deck(game, deck, int(env._games[i, k.G_FIRST_DEALER]))
 
 
 def lockstep(

@@ -290,16 +290,19 @@ def replay(
     game = Game(rules)
     moves = iter(int(a) for a in actions)
     for deck in decks:
-        _kind, size, seats = game.next_deal()
-        hands: list[list[int]] = [[] for _ in range(rules.num_players)]
-        at = 0
-        for seat in seats:
-            hands[seat] = [int(c) for c in deck[at : at + size]]
-            at += size
-        dealer = game.expected_dealer()
-        game.start_deal(
-            first_dealer if dealer is None else dealer, hands, list(map(int, deck[at:]))
-        )
+        deal_deck(game, deck, first_dealer)
         while game.phase in (Phase.BID, Phase.PLAY):
             game.apply(next(moves))
     return game
+
+
+def deal_deck(game: Game, deck: Any, first_dealer: int) -> None:
+    """Deal ``game`` its due deal from a kernel's deck (the hands seat by seat, then the
+    stock), by the dealer D1 calls for — ``first_dealer`` for the first deal."""
+    _kind, size, seats = game.next_deal()
+    cards = [int(c) for c in deck]
+    hands: list[list[int]] = [[] for _ in range(game.num_players)]
+    for number, seat in enumerate(seats):
+        hands[seat] = cards[number * size : (number + 1) * size]
+    dealer = game.expected_dealer()
+    game.start_deal(first_dealer if dealer is None else dealer, hands, cards[len(seats) * size :])

@@ -294,10 +294,7 @@ def from_view(view: SeatView, rng: random.Random) -> BackAlleyState:
         raise ValueError("no deal fits this view")
     played: dict[int, list[int]] = {seat: [] for seat in range(view.rules.num_players)}
     moves: list[int] = [int(bid) for _, bid in view.bids]
-    rounds = list(view.completed_tricks)
-    if view.trick:
-        rounds.append((view.trick[0][0], tuple(card for _, card in view.trick)))
-    for leader, cards in rounds:
+    for leader, cards in _rounds(view):
         seat = leader
         for card in cards:
             played[seat].append(int(card))
@@ -331,16 +328,21 @@ def from_view(view: SeatView, rng: random.Random) -> BackAlleyState:
     return BackAlleyState(one_deal, engine)
 
 
+def _rounds(view: SeatView) -> list[tuple[int, tuple[int, ...]]]:
+    """The deal's tricks so far, the one in progress last: (leader, cards in order)."""
+    rounds = [(leader, tuple(map(int, cards))) for leader, cards in view.completed_tricks]
+    if view.trick:
+        rounds.append((view.trick[0][0], tuple(int(card) for _, card in view.trick)))
+    return rounds
+
+
 def _trump_leads(view: SeatView) -> list[int]:
     """Per seat, the cards it cannot hold for having led a trump before trumps were broken
     without the board exception (P3 (b): it held nothing else): every card but the trumps."""
     trumps = int(view.trump_cards)
     banned = [0] * view.rules.num_players
     broken = False
-    rounds = list(view.completed_tricks)
-    if view.trick:
-        rounds.append((view.trick[0][0], tuple(card for _, card in view.trick)))
-    for leader, cards in rounds:
+    for leader, cards in _rounds(view):
         if trumps >> cards[0] & 1 and not broken and not view.free_trump_lead[leader]:
             banned[leader] |= ((1 << NUM_CARDS) - 1) & ~trumps
         broken = broken or any(trumps >> card & 1 for card in cards)
