@@ -234,6 +234,34 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=_with_default(_("connections one address may hold open at once")),
     )
+    serve.add_argument(
+        "--redis",
+        metavar="URL",
+        help=_(
+            "run as one node of several: Redis carries requests and events between the nodes, "
+            "which share one PostgreSQL database (--db postgresql://…), e.g. redis://host:6379/0"
+        ),
+    )
+    serve.add_argument(
+        "--node-id",
+        metavar="NAME",
+        help=_(
+            "this node's name among the nodes, kept across its restarts so that it takes its "
+            "tables back at once (default: the machine's name and the process's id)"
+        ),
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        default="127.0.0.1",
+        help=_with_default(
+            _(
+                "the reverse proxies whose X-Forwarded-For and X-Forwarded-Proto headers are "
+                "believed (comma-separated addresses, or *), so that limits count the clients' "
+                "own addresses"
+            )
+        ),
+    )
 
     rating = commands.add_parser(
         "ratings",

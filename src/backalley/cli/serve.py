@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import signal
 import socket
+from types import FrameType
+from typing import Any
 
 from backalley.cli.common import UsageError
 from backalley.i18n import _
@@ -19,6 +23,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from backalley.server.store import default_url, in_memory
 
     url = args.db or default_url()
+    node = None
+    if args.redis is not None:
+        from sqlalchemy.engine import make_url
+
+        if make_url(url).get_backend_name() != "postgresql":
+            raise UsageError(
+                _(
+                    "several nodes share one PostgreSQL database: with --redis, give "
+                    "--db postgresql://user:password@host/database"
+                )
+            )
+        from backalley.server.cluster import default_node_id
+
+        node = args.node_id or default_node_id()
+    elif args.node_id is not None:
+        raise UsageError(_("--node-id names a node of several: give --redis too"))
     if in_memory(url):
         raise UsageError(
             _(
@@ -51,6 +71,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             ),
             flush=True,
         )
+        if node is not None:
+            print(_("node {node} of several, through Redis").format(node=node), flush=True)
 
     app = create_app(
         url,
@@ -60,6 +82,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sign_ins_per_minute=args.sign_ins_per_minute,
         sign_ups_per_hour=args.sign_ups_per_hour,
         on_ready=_announce,
+        redis=args.redis,
+        node=node,
     )
     config = uvicorn.Config(
         app,
@@ -68,12 +92,51 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ws_per_message_deflate=False,  # uncompressed: compressing costs CPU on every frame sent
         lifespan="on",
         timeout_graceful_shutdown=5,
+        forwarded_allow_ips=args.forwarded_allow_ips,
         **protocols(args.connections_per_address),
     )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
-        uvicorn.Server(config).run(sockets=[listener])
+        _server(config, app).run(sockets=[listener])
     print(_("server stopped"), flush=True)
     return 0
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class DrainingServer(uvicorn.Server):
+        """uvicorn's server; a node of several told to stop (SIGTERM) first hands its tables
+        over to the other nodes, then stops as uvicorn does."""
+
+        def __init__(self, config: uvicorn.Config, app: Any) -> None:
+            super().__init__(config)
+            self.app = app
+            self.draining: asyncio.Task[None] | None = None
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            cluster = getattr(self.app.state, "cluster", None)
+            if sig != signal.SIGTERM or cluster is None or self.should_exit:
+                super().handle_exit(sig, frame)
+                return
+            if self.draining is None:
+                loop = asyncio.get_event_loop()
+                loop.call_soon_threadsafe(self._drain, cluster)
+
+        def _drain(self, cluster: Any) -> None:
+            async def drain() -> None:
+                try:
+                    await cluster.drain()
+                finally:
+                    self.should_exit = True
+
+            self.draining = asyncio.ensure_future(drain())
+
+    return DrainingServer
+
+
+def _server(config: Any, app: Any) -> Any:
+    """uvicorn's server for ``app`` (made here so that uvicorn is imported only to serve)."""
+    return _server_class()(config, app)
 
 
 def _safe_url(url: str) -> str:

@@ -186,10 +186,12 @@ async def delete_account(request: Request) -> Response:
     tables = request.app.state.tables
     held = await _read(request, players.seats_of, session.account.id)
     for entry in held:
-        if entry["status"] in ("open", "playing"):
-            table = await tables.get(entry["table"])
-            if table is not None:
-                await table.leave_seat(None, session.account.id)
+        if entry["status"] in ("open", "playing"):  # on whichever node holds the table
+            try:
+                await tables.call(entry["table"], "leave_seat", None, session.account.id)
+            except TableError as error:
+                if error.code != "no_table":
+                    raise
     await accounts.delete(session.account)
     await tables.rename(session.account.id, FORMER)
     return _signed_out(request)
@@ -220,12 +222,13 @@ async def claim_seats(request: Request) -> Response:
     for entry in wanted:
         table_id = entry.get("table") if isinstance(entry, dict) else None
         token = entry.get("token") if isinstance(entry, dict) else None
-        table = await request.app.state.tables.get(table_id) if isinstance(table_id, str) else None
-        if table is None or not isinstance(token, str):
+        if not isinstance(table_id, str) or not isinstance(token, str):
             refused.append(table_id if isinstance(table_id, str) else None)
             continue
-        try:
-            seat = await table.claim_seat(token, session.account.id)
+        try:  # on whichever node holds the table
+            seat = await request.app.state.tables.call(
+                table_id, "claim_seat", token, session.account.id
+            )
         except TableError:
             refused.append(table_id)
             continue

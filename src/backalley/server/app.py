@@ -78,6 +78,7 @@ _STATUS = {
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
     "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,
     "bad_sign_in": 401, "bad_csrf": 403, "signed_out": 401, "no_player": 404, "seated": 409,
+    "moved": 503, "unreachable": 503,
 }  # fmt: skip
 
 
@@ -202,7 +203,15 @@ async def end_table(request: Request) -> Response:
 
 
 async def lobby(request: Request) -> Response:
-    return JSONResponse(request.app.state.tables.lobby())
+    """The public tables of every node (see :meth:`Cluster.lobby`)."""
+    here = request.app.state.tables.lobby()
+    cluster = request.app.state.cluster
+    if cluster is None:
+        return JSONResponse(here)
+    merged = await cluster.lobby(here)
+    if "partial" in merged:
+        merged["partial"] = catalog_of(request).gettext(merged["partial"])
+    return JSONResponse(merged)
 
 
 async def seat_bot(request: Request) -> Response:
@@ -311,18 +320,28 @@ def create_app(
     sign_ins_per_minute: int = SIGN_INS_PER_MINUTE,
     sign_ups_per_hour: int = SIGN_UPS_PER_HOUR,
     on_ready: Callable[[int], None] | None = None,
+    redis: str | None = None,
+    node: str | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
     unfinished tables were resumed, once the server can take requests. One client address
     may create ``tables_per_minute`` tables at once, and then as many a minute; and send
-    ``guesses_per_minute`` wrong credentials at once, and then as many a minute."""
+    ``guesses_per_minute`` wrong credentials at once, and then as many a minute. With
+    ``redis``, the app is node ``node`` of several (docs/deploy.md)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = Store(url)
+        store = Store(url, node=node if redis is not None else None)
         pool = BotPool(workers)
         tables = Tables(store, pool)
         app.state.tables = tables
+        app.state.cluster = None
+        if redis is not None:
+            assert node is not None
+            from backalley.server.cluster import Cluster
+
+            tables.cluster = app.state.cluster = Cluster(node, redis, tables)
+            tables.cluster.relay.app = app
         app.state.accounts = Accounts(store)
         app.state.sign_ins = Quota(sign_ins_per_minute / 60, sign_ins_per_minute)
         app.state.wrong_names = Quota(WRONG_PER_NAME / 3600, WRONG_PER_NAME)
@@ -346,6 +365,8 @@ def create_app(
         finally:
             if warming is not None:
                 warming.cancel()
+            if tables.cluster is not None:
+                await tables.cluster.stop()
             tables.stop()
             pool.close()
             store.close()
@@ -387,7 +408,40 @@ def create_app(
     )
     app.add_middleware(CookieGuard)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(Forwarder)  # outermost: a forwarded request is served whole elsewhere
     return app
+
+
+_TABLE_PATH = re.compile(r"^/(?:api|ws)/tables/([^/]+)")
+
+
+class Forwarder:
+    """ASGI middleware of a node of several: a request or WebSocket for a table another node
+    holds is served by that node, through Redis (:mod:`~backalley.server.relay`); everything
+    else, and whatever another node forwarded here, is served here."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        cluster = getattr(scope["app"].state, "cluster", None) if "app" in scope else None
+        found = _TABLE_PATH.match(scope.get("path", ""))
+        if (
+            cluster is None
+            or found is None
+            or scope["type"] not in ("http", "websocket")
+            or "backalley.forwarded" in scope
+        ):
+            await self.app(scope, receive, send)
+            return
+        table_id = found.group(1)
+        owner = await cluster.locate(table_id) if len(table_id) <= 16 else None
+        if owner is None or owner == cluster.node:  # here, or no such table: said here
+            await self.app(scope, receive, send)
+        elif scope["type"] == "http":
+            await cluster.relay.forward_http(scope, receive, send, owner)
+        else:
+            await cluster.relay.forward_websocket(scope, receive, send, owner, table_id)
 
 
 class SecurityHeaders:

@@ -36,6 +36,7 @@ class Driver:
     moves: int
     turn_started: float
     recovering: bool
+    released: bool
     _changed: asyncio.Event
 
     def _changing(self) -> contextlib.AbstractContextManager[None]:
@@ -106,6 +107,8 @@ class Driver:
                     thinking.cancel()
             failed = False
             async with self.lock:
+                if self.released:  # another node's now
+                    return
                 if self.moves != moves or self._actor(seat) != actor or self.recovering:
                     continue
                 try:

@@ -31,6 +31,8 @@ CLOSE_GUESSING = 4429  #: too many wrong tokens or watch codes from this address
 CLOSE_NO_TABLE = 4404  #: there is no such table
 CLOSE_SLOW = 4408  #: the client reads too slowly: too many messages wait for it
 CLOSE_LEFT = 4410  #: the player left the table: the seat is no longer theirs
+CLOSE_MOVED = 1012  #: the table moved to another node (one stopping, or gone): reconnect
+CLOSE_UNREACHABLE = 1013  #: the node holding the table cannot be reached now: try again later
 
 
 class ProtocolError(BackAlleyError):
@@ -397,11 +399,13 @@ def _summary_json(deal: DealSummary) -> dict[str, Any]:
 __all__ = [
     "CLOSE_GUESSING",
     "CLOSE_LEFT",
+    "CLOSE_MOVED",
     "CLOSE_NO_TABLE",
     "CLOSE_POLICY",
     "CLOSE_SLOW",
     "CLOSE_TOO_BIG",
     "CLOSE_UNAUTHORIZED",
+    "CLOSE_UNREACHABLE",
     "MAX_CHAT",
     "MAX_FRAME",
     "MAX_NAME",

@@ -1,17 +1,29 @@
 """The server's tables: the open ones held in memory, rebuilt from their logs at start-up,
-the finished ones loaded from the store on demand and let go when nobody watches."""
+the finished ones loaded from the store on demand and let go when nobody watches.
+
+A node of several (:mod:`~backalley.server.cluster`) holds only the tables it has a lease on:
+it takes them (:meth:`Tables.adopt`) when it makes them, when they are asked for and nobody
+holds them, or when their owner is gone; and lets them go when it stops, when another node
+took them, or once a finished one has nobody at it."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from typing import Any
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
+from backalley.cards import N_
 from backalley.server.bots import BotPool
-from backalley.server.settings import Settings
+from backalley.server.settings import Settings, TableError
 from backalley.server.standings import Standings
 from backalley.server.store import Store
 from backalley.server.tables import Table
+
+if TYPE_CHECKING:
+    from backalley.server.cluster import Cluster
 
 log = logging.getLogger("backalley.server")
 
@@ -25,6 +37,11 @@ class Tables:
         self.tables: dict[str, Table] = {}
         self.standings = Standings(store.engine)
         self._rating: set[asyncio.Task[int]] = set()
+        self.cluster: Cluster | None = None  #: set on a node of several
+        self._loading: dict[str, asyncio.Future[Table | None]] = {}  #: being adopted
+        #: tables being made or taken here, whose lease is stored before they are held
+        self._making = 0
+        self._held_at: dict[str, float] = {}  #: when each table came to be held here
 
     def _ended(self) -> None:
         """A game's end is stored: the ratings take it in (off the event loop)."""
@@ -35,7 +52,10 @@ class Tables:
     async def start(self) -> int:
         """Rebuild every unfinished table from its log; how many there were. A table that
         cannot be rebuilt (a log this server cannot read, an action its engine refuses) is
-        said in the log and left in the store: the others start all the same."""
+        said in the log and left in the store: the others start all the same. A node of
+        several rebuilds only the tables it takes (its share of those nobody holds)."""
+        if self.cluster is not None:
+            return await self.cluster.start()
         for table_id in await asyncio.to_thread(self.store.unfinished):
             try:
                 stored = await asyncio.to_thread(self.store.load, table_id)
@@ -51,23 +71,46 @@ class Tables:
 
     async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
         self.sweep()
-        table, secrets_ = await Table.create(settings, self.store, self.pool)
-        self._hold(table)
+        with self.taking():
+            table, secrets_ = await Table.create(settings, self.store, self.pool)
+            self._hold(table)
         return table, secrets_
 
     async def _rematch(self, old: Table) -> Table:
-        return self._hold(await Table.rematch_of(old))
+        with self.taking():
+            return self._hold(await Table.rematch_of(old))
+
+    @contextlib.contextmanager
+    def taking(self) -> Iterator[None]:
+        """A table is being made or taken here: its lease may be stored before it is held,
+        and is not one to let go meanwhile (:meth:`check_held`)."""
+        self._making += 1
+        try:
+            yield
+        finally:
+            self._making -= 1
 
     def _hold(self, table: Table) -> Table:
         table.spawn = self._rematch
         table.on_end = self._ended
+        table.on_lost = lambda: self.lose(table.id, table)
         self.tables[table.id] = table
+        self._held_at[table.id] = time.monotonic()
         return table
 
     async def get(self, table_id: str) -> Table | None:
         """The table ``table_id`` (a finished one loaded from the store, off the event loop),
-        or ``None``."""
+        or ``None``. On a node of several, a table another node holds is refused as moved
+        (its requests are forwarded there before they get here: it moved meanwhile).
+
+        :raises TableError: ``moved``.
+        """
         table = self.tables.get(table_id)
+        if table is None and self.cluster is not None and len(table_id) <= 16:
+            owner = await self.cluster.locate(table_id)
+            if owner is not None and owner != self.cluster.node:
+                raise TableError("moved", N_("this table moved to another server: try again"))
+            return self.tables.get(table_id)
         if table is None and len(table_id) <= 16:
             stored = await asyncio.to_thread(self.store.load, table_id)
             table = self.tables.get(table_id)  # loaded meanwhile by another request
@@ -81,6 +124,89 @@ class Tables:
             if table.status in ("finished", "ended") and not any(table._all_clients()):
                 table.stop()
                 del self.tables[table_id]
+                if self.cluster is not None:
+                    self._forget_lease(table_id)
+
+    def _forget_lease(self, table_id: str) -> None:
+        assert self.cluster is not None
+        work = asyncio.to_thread(self.cluster.leases.release, table_id, True)
+        self.cluster.hold(asyncio.ensure_future(work))
+
+    # ------------------------------------------------------------------ a node of several
+
+    async def adopt(self, table_id: str) -> Table | None:
+        """Hold ``table_id``, whose lease this node has just taken: rebuilt from its log and
+        going on (its driver started, a due deal dealt). ``None``, and the lease let go, when
+        there is no such table or it cannot be rebuilt."""
+        if table_id in self.tables:
+            return self.tables[table_id]
+        if table_id in self._loading:
+            return await self._loading[table_id]
+        loading: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
+        self._loading[table_id] = loading
+        table = None
+        try:
+            stored = await asyncio.to_thread(self.store.load, table_id)
+            if stored is not None:
+                table = self._hold(Table.load(stored, self.store, self.pool))
+                await table.resume()
+        except Exception:
+            log.exception("table %s could not be rebuilt from its log: let go", table_id)
+            dropped = self.tables.pop(table_id, None)
+            if dropped is not None:
+                dropped.release()
+            table = None
+        finally:
+            del self._loading[table_id]
+            loading.set_result(table)
+        assert self.cluster is not None
+        if table is None:
+            await asyncio.to_thread(self.cluster.leases.release, table_id)
+        else:
+            self.cluster.taken(table_id)
+        return table
+
+    async def let_go(self, table_id: str) -> None:
+        """Hand ``table_id`` over (this node is stopping): once the change under way is
+        stored, its lease is let go and its clients told to reconnect, to its next owner."""
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        assert self.cluster is not None
+        async with table.lock:
+            table.stop()
+            finished = table.status in ("finished", "ended")
+            try:
+                await asyncio.to_thread(self.cluster.leases.release, table_id, finished)
+            except Exception as error:  # it lapses by itself
+                log.warning("table %s: lease not let go (%s): it lapses", table_id, error)
+            self.tables.pop(table_id, None)
+            table.release()
+        self.cluster.let_go(table_id)
+
+    def lose(self, table_id: str, table: Table | None = None) -> None:
+        """This node no longer holds ``table_id`` (another took it, or the lease may have
+        lapsed): drop it here, its clients reconnect to its owner."""
+        held = self.tables.get(table_id)
+        if held is not None and (table is None or held is table):
+            del self.tables[table_id]
+            log.warning("table %s: no longer held by this node: let go", table_id)
+            held.release()
+
+    def check_held(self, leased: set[str], asked: float) -> None:
+        """The tables whose leases were renewed at ``asked`` (the monotonic clock) are
+        ``leased``: a table held here since before then but not leased is another node's
+        now; a lease with no table here (a rebuild that failed half-way) is let go."""
+        for table_id in list(self.tables):
+            if table_id not in leased and self._held_at.get(table_id, 0.0) < asked:
+                self.lose(table_id)
+        if self._making:
+            return
+        for table_id in leased - set(self.tables) - set(self._loading):
+            assert self.cluster is not None
+            self.cluster.hold(
+                asyncio.ensure_future(asyncio.to_thread(self.cluster.leases.release, table_id))
+            )
 
     def lobby(self) -> dict[str, list[dict[str, Any]]]:
         """The public tables: those waiting for players (oldest first: they have waited
@@ -96,10 +222,29 @@ class Tables:
         return await asyncio.to_thread(self.store.finished, limit)
 
     async def rename(self, account: str, name: str) -> None:
-        """A deleted account's games: under ``name`` wherever they are shown."""
+        """A deleted account's games: under ``name`` wherever they are shown (on every node)."""
         await asyncio.to_thread(self.store.rename, account, name)
+        self.rename_here(account, name)
+        if self.cluster is not None:
+            self.cluster.renamed(account, name)
+
+    def rename_here(self, account: str, name: str) -> None:
         for table in self.tables.values():
             table.rename(account, name)
+
+    async def call(self, table_id: str, method: str, *args: Any) -> Any:
+        """``table.method(*args)`` on whichever node holds the table.
+
+        :raises TableError: the table's refusal, no such table, or its node unreachable.
+        """
+        if self.cluster is not None:
+            owner = await self.cluster.locate(table_id)
+            if owner is not None and owner != self.cluster.node:
+                return await self.cluster.relay.call(owner, table_id, method, *args)
+        table = await self.get(table_id)
+        if table is None:
+            raise TableError("no_table", N_("there is no such table"))
+        return await getattr(table, method)(*args)
 
     def stop(self) -> None:
         for table in self.tables.values():

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from backalley.ratings import NEWCOMER, Standing, anchors, places, rate
@@ -27,6 +27,7 @@ from backalley.server.store import game_players, rating_history, ratings, tables
 log = logging.getLogger("backalley.server")
 
 BATCH = 1000  #: games taken in a transaction
+RATINGS_LOCK = 0x6261_7261  #: the PostgreSQL advisory lock that takes games in one node at a time
 
 
 class Standings:
@@ -98,6 +99,8 @@ def finished_games(engine: Engine) -> int:
 
 def _batch(connection: Connection) -> tuple[int, int]:
     """Take in up to BATCH games: (games taken in, games rated)."""
+    if connection.dialect.name == "postgresql":  # several nodes may catch up at once: in turn
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": RATINGS_LOCK})
     games = connection.execute(
         select(tables.c.id, tables.c.finished, tables.c.summary)
         .where(tables.c.status == "finished", tables.c.rating.is_(None))

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import (
     Column,
     Float,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -39,6 +40,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
+from backalley.server.leases import LEASE, NOW, fence
+
 
 class StoreError(Exception):
     """A write the database did not take: down, full, slow past its timeout, or refusing
@@ -50,6 +53,15 @@ class StoreError(Exception):
         failed = cls(f"{type(error).__name__}: {str(error).splitlines()[0]}")
         failed.__cause__ = error
         return failed
+
+
+class LeaseLost(StoreError):
+    """A write for tables this node no longer holds (:mod:`~backalley.server.leases`):
+    another node holds them now, or may take them at any moment. Nothing of it was stored."""
+
+    def __init__(self, table_ids: set[str]) -> None:
+        super().__init__(f"this node no longer holds table(s) {', '.join(sorted(table_ids))}")
+        self.table_ids = table_ids
 
 
 metadata = MetaData()
@@ -68,6 +80,9 @@ tables = Table(
     # Whether the ratings have taken the finished game in: null not yet, 1 rated, 0 not rated.
     Column("rating", Integer),
 )
+#: The tables whose game is not over are looked for often (start-up, and every node's scan
+#: for tables whose owner is gone): by status, not through every finished game.
+Index("tables_status", tables.c.status)
 
 seats = Table(
     "seats",
@@ -152,6 +167,16 @@ events = Table(
     Column("schema", Integer),  # EVENT_SCHEMA when stored; rows stored before it: 1
 )
 
+#: Which node holds which table, when several share the database (server/leases.py): the
+#: node, and when its lease lapses (the database's clock, seconds since the epoch).
+leases = Table(
+    "leases",
+    metadata,
+    Column("table_id", String(16), primary_key=True),
+    Column("node", String(64), index=True),
+    Column("expires", Float, nullable=False),
+)
+
 #: The version of the events' stored form: a server refuses a log written by a newer one.
 EVENT_SCHEMA = 1
 
@@ -198,6 +223,8 @@ def open_engine(url: str) -> Engine:
             url = "postgresql+psycopg://" + url.removeprefix("postgresql://")
         engine = create_engine(url, pool_pre_ping=True)
     metadata.create_all(engine)
+    with engine.begin() as connection:  # a database made before the index was
+        connection.execute(text("CREATE INDEX IF NOT EXISTS tables_status ON tables (status)"))
     _add_columns(engine, "tables", {"summary": "TEXT", "rating": "INTEGER"})
     _add_columns(engine, "events", {"schema": "INTEGER"})
     _add_columns(engine, "seats", {"away_at": "FLOAT", "account_id": "VARCHAR(16)"})
@@ -245,10 +272,12 @@ Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
 
 class Store:
     """The tables' storage. Reads are direct (start-up, history); writes are queued to the
-    writer thread and awaited with :meth:`write`."""
+    writer thread and awaited with :meth:`write`. A store of one of several nodes (``node``)
+    fences every write of a table's rows with the node's lease on it."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, node: str | None = None) -> None:
         self.engine = open_engine(url)
+        self.node = node
         self._queue: queue.SimpleQueue[tuple[Write, asyncio.Future[None]] | None] = (
             queue.SimpleQueue()
         )
@@ -380,9 +409,15 @@ class Store:
                 log = []
                 for rows in writes:
                     log += [row for op, row in rows if op == "event"]
-                    _run(connection, [(op, row) for op, row in rows if op != "event"])
+                    _run(connection, [(op, row) for op, row in rows if op != "event"], self.node)
+                if self.node is not None:
+                    lost = fence(connection, self.node, _fenced(writes))
+                    if lost:
+                        raise LeaseLost(lost)
                 if log:
                     connection.execute(insert(events), log)
+        except LeaseLost as error:
+            return error
         except Exception as error:  # reported to the waiting callers
             return StoreError.of(error)
         return None
@@ -504,10 +539,43 @@ def _events(rows: Any) -> Iterator[StoredEvent]:
         yield StoredEvent(row.seq, row.kind, json.loads(row.data), row.client_id, row.at)
 
 
-def _run(connection: Connection, rows: Write) -> None:
+#: The writes of a table's own rows, each checked to come from the table's owner: its log,
+#: its seats, its status and its players. A finished game's figures (``stats``, ``claimed``)
+#: are not: they change no log, and its reviews may end after its owner let it go.
+_FENCED = ("event", "table", "seat", "seat_set", "status", "player")
+
+
+def _fenced(writes: list[Write]) -> set[str]:
+    """The tables whose rows ``writes`` change, that only their owner may change."""
+    return {
+        _table_of(operation, arguments)
+        for rows in writes
+        for operation, arguments in rows
+        if operation in _FENCED
+    }
+
+
+def _table_of(operation: str, arguments: Any) -> str:
+    """The table a write's row belongs to."""
+    if operation == "table":
+        return str(arguments["id"])
+    if isinstance(arguments, dict):
+        return str(arguments["table_id"])
+    return str(arguments[0])
+
+
+def _run(connection: Connection, rows: Write, node: str | None = None) -> None:
     for operation, arguments in rows:
         if operation == "table":
             connection.execute(insert(tables).values(**arguments))
+            if node is not None:  # a new table is its maker's
+                connection.execute(
+                    text(
+                        f"INSERT INTO leases (table_id, node, expires) "
+                        f"VALUES (:t, :me, {NOW} + :ttl)"
+                    ),
+                    {"t": arguments["id"], "me": node, "ttl": LEASE},
+                )
         elif operation == "seat":
             connection.execute(insert(seats).values(**arguments))
         elif operation == "seat_set":  # columns of one seat's row
@@ -573,6 +641,7 @@ def _settle(future: asyncio.Future[None], error: BaseException | None) -> None:
 
 __all__ = [
     "EVENT_SCHEMA",
+    "LeaseLost",
     "Store",
     "StoredEvent",
     "StoredTable",

@@ -48,10 +48,11 @@ from backalley.server.players import seat_stats
 from backalley.server.protocol import ProtocolError
 from backalley.server.records import Records
 from backalley.server.settings import Settings, TableError, check_name
-from backalley.server.store import Store, StoredTable, Write
+from backalley.server.store import LeaseLost, Store, StoredTable, Write
 
 log = logging.getLogger("backalley.server")
 
+MOVED = N_("this table moved to another server: reconnecting")
 RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
 CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
 #: A table's attributes that its log decides (a change alters them, a rebuild replaces them),
@@ -136,6 +137,12 @@ class Table(Records, Driver):
         self._driver: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
         self.recovering = False  #: a write failed: catching up with the store, no changes
+        #: another node holds the table now: this copy takes no change (its clients were
+        #: closed with CLOSE_MOVED, and come back through the owner)
+        self.released = False
+        #: told when a write finds that this node no longer holds the table (set by
+        #: :class:`Tables`, which lets the table go)
+        self.on_lost: Callable[[], None] | None = None
         self._away_at: list[float | None] = [None] * n  #: as stored: when each seat's person went
 
     # ------------------------------------------------------------------ creating, loading
@@ -268,6 +275,18 @@ class Table(Records, Driver):
         if self._driver is not None:
             self._driver.cancel()
             self._driver = None
+
+    def release(self) -> None:
+        """Another node holds the table from now on: no change is taken here any more, the
+        driver and the work scheduled stop, and every client is closed with CLOSE_MOVED,
+        after the frames already queued, so that it reconnects with ``since`` and is served
+        by the new owner."""
+        self.released = True
+        self.stop()
+        for task in list(self._tasks):
+            task.cancel()
+        for client in list(self._all_clients()):
+            client.close(protocol.CLOSE_MOVED)
 
     # ------------------------------------------------------------------ seats
 
@@ -991,6 +1010,8 @@ class Table(Records, Driver):
 
         :raises ProtocolError: ``recovering`` while it catches up.
         """
+        if self.released:
+            raise TableError("moved", MOVED)
         if self.recovering:
             raise ProtocolError(
                 "recovering",
@@ -1001,6 +1022,10 @@ class Table(Records, Driver):
             yield
         except BaseException as error:
             self._restore(before)
+            if isinstance(error, LeaseLost):  # another node's now: nothing to catch up with
+                if self.on_lost is not None:
+                    self.on_lost()
+                raise TableError("moved", MOVED) from error
             if not isinstance(error, IllegalAction):
                 self.recovering = True
                 self._later(self._recover())

@@ -1,0 +1,327 @@
+"""One node of several: ``backalley serve --db postgresql://… --redis redis://…``.
+
+PostgreSQL holds the truth: the tables' logs, and which node holds which table
+(:mod:`~backalley.server.leases`). Redis carries what passes between the nodes: a channel a
+node for the requests and frames forwarded to it (:mod:`~backalley.server.relay`), one
+channel all nodes hear (a table taken, a name changed), and short-lived keys (each node's
+heartbeat, and its public tables for the lobby). Nothing in Redis is needed to rebuild
+anything: losing it costs the cross-node features until it is back, never a game.
+
+A node renews its leases every :data:`~backalley.server.leases.RENEW` seconds and looks for
+tables nobody holds every :data:`~backalley.server.leases.SCAN` seconds, taking its share:
+that is how the tables of a node that died go on elsewhere, rebuilt from their logs. A node
+told to stop (SIGTERM) lets go of its tables one by one, each after the change under way is
+stored, tells the others, and exits once they are all taken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+import time
+from typing import TYPE_CHECKING, Any
+
+from backalley.cards import N_
+from backalley.server.leases import LEASE, RENEW, SCAN, Leases, share
+from backalley.server.relay import Relay
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from backalley.server.registry import Tables
+
+log = logging.getLogger("backalley.server")
+
+ALIVE = 3  #: seconds a node's heartbeat key outlives its last beat
+BEAT = 1.0  #: seconds between heartbeats (and lobby snapshots)
+PARTIAL = N_("tables held by the other servers cannot be listed just now")
+
+
+def default_node_id() -> str:
+    """This machine's name and this process's id: unique among the nodes running now."""
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class Cluster:
+    """This node's part in the cluster: its leases, its link to Redis, its relay."""
+
+    def __init__(self, node: str, redis_url: str, tables: Tables) -> None:
+        from redis.asyncio import Redis
+
+        self.node = node
+        # The nodes of one database are one cluster: its channels and keys are named after
+        # it, so that clusters sharing one Redis never hear each other.
+        self.prefix = f"backalley:{tables.store.engine.url.database}"
+        self.broadcast = f"{self.prefix}:all"  #: the channel every node hears
+        self.tables = tables
+        self.leases = Leases(tables.store.engine, node)
+        self.relay = Relay(self)
+        # Commands (publish, keys) fail fast when Redis is away; the subscriber, which waits
+        # on its socket for minutes at a time, has a client of its own.
+        self.redis: Redis = Redis.from_url(
+            redis_url, socket_connect_timeout=1, socket_timeout=2, retry_on_timeout=False
+        )
+        self._listener: Redis = Redis.from_url(redis_url, socket_connect_timeout=1)
+        self.available = False  #: subscribed to Redis: the cross-node features work
+        self.draining = False
+        self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
+        self._renewed = time.monotonic()
+        self._lobby = b""
+
+    def _key(self, kind: str, node: str | None = None) -> str:
+        """This cluster's key of ``kind`` for ``node`` (this one's by default)."""
+        return f"{self.prefix}:{kind}:{node or self.node}"
+
+    def inbox(self, node: str) -> str:
+        """The channel node ``node`` reads."""
+        return f"{self.prefix}:node:{node}"
+
+    # ------------------------------------------------------------------ life
+
+    async def start(self) -> int:
+        """Join the cluster: the tables this node held before a restart under the same id,
+        and its share of those nobody holds, taken; how many."""
+        held = await asyncio.to_thread(self.leases.renew)
+        for table_id in held:
+            await self.tables.adopt(table_id)
+        taken = await self._scan()
+        for work in (self._listen(), self._publish(), self._keep(), self._look(), self._beat()):
+            self.hold(asyncio.ensure_future(work))
+        return len(held) + taken
+
+    def hold(self, task: asyncio.Future[Any]) -> None:
+        """Keep ``task`` until it is done."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def drain(self) -> None:
+        """Let go of every table, each after the change under way is stored: another node
+        takes it from its log, and its clients reconnect there."""
+        self.draining = True
+        while self.tables.tables:
+            for table_id in list(self.tables.tables):
+                await self.tables.let_go(table_id)
+        with contextlib.suppress(Exception):
+            await self.redis.delete(self._key("alive"), self._key("lobby"))
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for client in (self.redis, self._listener):
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    # ------------------------------------------------------------------ leases
+
+    async def locate(self, table_id: str) -> str | None:
+        """The node that holds ``table_id`` (this one's id when it is here), taking it when
+        nobody does; ``None`` when there is no such table. A draining node takes nothing:
+        it waits a moment for another to take the table."""
+        if table_id in self.tables.tables:
+            return self.node
+        if self.draining:
+            for _ in range(60):
+                owner = await asyncio.to_thread(self.leases.owner, table_id)
+                if owner is not None and owner != self.node:
+                    return owner
+                await asyncio.sleep(0.05)
+            return None
+        with self.tables.taking():
+            owner = await asyncio.to_thread(self.leases.acquire, table_id)
+            if owner == self.node:
+                return self.node if await self.tables.adopt(table_id) is not None else None
+        return owner
+
+    async def _keep(self) -> None:
+        """Renew this node's leases; a table whose lease another node took is let go at once,
+        and every table once the leases may have lapsed (the database out of reach)."""
+        while True:
+            started = time.monotonic()
+            try:
+                held = await asyncio.to_thread(self.leases.renew)
+            except Exception as error:
+                log.warning("node %s: leases not renewed: %s", self.node, error)
+                if time.monotonic() - self._renewed > LEASE - RENEW:
+                    for table_id in list(self.tables.tables):
+                        self.tables.lose(table_id)
+            else:
+                self._renewed = started
+                self.tables.check_held(held, started)
+            await asyncio.sleep(max(0.0, RENEW - (time.monotonic() - started)))
+
+    async def _look(self) -> None:
+        """Take this node's share of the tables nobody holds, every SCAN seconds, or at once
+        when another node says it let one go."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), SCAN)
+            self._wake.clear()
+            if self.draining:
+                continue
+            try:
+                await self._scan()
+            except Exception as error:
+                log.warning("node %s: could not look for tables to take: %s", self.node, error)
+
+    async def _scan(self) -> int:
+        orphans = await asyncio.to_thread(self.leases.orphans)
+        if not orphans:
+            return 0
+        nodes = await self._nodes()
+        taken = 0
+        for table_id in share(orphans, len(nodes)):
+            if self.draining:
+                break
+            with self.tables.taking():
+                owner = await asyncio.to_thread(self.leases.acquire, table_id)
+                if owner == self.node and await self.tables.adopt(table_id) is not None:
+                    taken += 1
+        return taken
+
+    async def _nodes(self) -> set[str]:
+        """The nodes up now: those with a heartbeat in Redis, else those holding a lease."""
+        nodes = {self.node}
+        try:
+            async for key in self.redis.scan_iter(match=f"{self.prefix}:alive:*", count=1000):
+                nodes.add(key.decode().rsplit(":", 1)[1])
+        except Exception:
+            nodes |= await asyncio.to_thread(self.leases.live_nodes)
+        return nodes
+
+    def taken(self, table_id: str) -> None:
+        """This node took ``table_id``: the others' clients of it reconnect here."""
+        self._broadcast("taken", table_id, b"")
+
+    def let_go(self, table_id: str) -> None:
+        """This node let ``table_id`` go: the others look for it at once."""
+        self._broadcast("free", table_id, b"")
+
+    def renamed(self, account: str, name: str) -> None:
+        self._broadcast("rename", account, name.encode())
+
+    # ------------------------------------------------------------------ Redis
+
+    def send(self, node: str, kind: str, cid: str, payload: bytes) -> None:
+        """Send a message to node ``node``, after those sent before it (one sender: Redis
+        keeps their order)."""
+        frame = f"{kind}\n{cid}\n{self.node}\n".encode() + payload
+        self._outbox.put_nowait((self.inbox(node), frame, node))
+
+    def _broadcast(self, kind: str, cid: str, payload: bytes) -> None:
+        frame = f"{kind}\n{cid}\n{self.node}\n".encode() + payload
+        self._outbox.put_nowait((self.broadcast, frame, None))
+
+    async def _publish(self) -> None:
+        """Send what waits, in order, many messages a round trip. A message that reached
+        nobody, or that Redis did not take, means its node is gone (or Redis is)."""
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < 1000:
+                batch.append(self._outbox.get_nowait())
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for channel, frame, _ in batch:
+                        pipe.publish(channel, frame)
+                    heard = await pipe.execute()
+            except Exception as error:
+                log.warning("node %s: %d messages not sent: %s", self.node, len(batch), error)
+                heard = [0] * len(batch)
+            for (_, _, node), count in zip(batch, heard, strict=True):
+                if node is not None and not count:
+                    self.relay.gone(node)
+
+    async def _listen(self) -> None:
+        """Read this node's channel and the common one, dispatching each message at once;
+        when Redis is lost, every tunnel ends, and the link is made again when it is back."""
+        delay = 0.1
+        while True:
+            pubsub = self._listener.pubsub()
+            try:
+                await pubsub.subscribe(self.inbox(self.node), self.broadcast)
+                self.available, delay = True, 0.1
+                log.info("node %s: linked to the other nodes through Redis", self.node)
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+                    if message is not None:
+                        self._dispatch(message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                if self.available:
+                    log.warning("node %s: Redis lost (%s): cross-node features wait", self.node,
+                                error)  # fmt: skip
+                self.available = False
+                self.relay.lost()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 2.0)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _dispatch(self, frame: bytes) -> None:
+        kind_b, cid_b, sender_b, payload = frame.split(b"\n", 3)
+        kind, cid, sender = kind_b.decode(), cid_b.decode(), sender_b.decode()
+        if kind == "taken":
+            if sender != self.node:
+                self.relay.moved(cid, sender)
+                if cid in self.tables.tables:  # taken from under us (a lapsed lease)
+                    self.tables.lose(cid)
+        elif kind == "free":
+            if sender != self.node:
+                self._wake.set()
+        elif kind == "rename":
+            if sender != self.node:
+                self.tables.rename_here(cid, payload.decode())
+        else:
+            self.relay.receive(kind, cid, sender, payload)
+
+    async def _beat(self) -> None:
+        """Say this node is up, with its public tables for the lobby; end the tunnels of the
+        nodes whose heartbeat stopped."""
+        while True:
+            try:
+                lobby = json.dumps(self.tables.lobby()).encode()
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.set(self._key("alive"), b"1", ex=ALIVE)
+                    pipe.set(self._key("lobby"), lobby, ex=ALIVE)
+                    await pipe.execute()
+                peers = sorted(self.relay.peers() - {self.node})
+                if peers:
+                    alive = await self.redis.mget([self._key("alive", p) for p in peers])
+                    for peer, beat in zip(peers, alive, strict=True):
+                        if beat is None:
+                            log.warning("node %s: node %s is gone", self.node, peer)
+                            self.relay.gone(peer)
+            except Exception as error:
+                log.debug("node %s: no heartbeat: %s", self.node, error)
+            await asyncio.sleep(BEAT)
+
+    async def lobby(self, here: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+        """The lobby of every node: ``here`` (this node's) with the others' snapshots; said
+        to be partial when Redis is out of reach."""
+        merged = {key: list(entries) for key, entries in here.items()}
+        seen = {entry["id"] for entries in merged.values() for entry in entries}
+        try:
+            pattern = f"{self.prefix}:lobby:*"
+            keys = [k async for k in self.redis.scan_iter(match=pattern, count=1000)]
+            keys = [k for k in keys if k.decode() != self._key("lobby")]
+            snapshots = await self.redis.mget(keys) if keys else []
+        except Exception:
+            return {**merged, "partial": PARTIAL}
+        for snapshot in snapshots:
+            if snapshot is None:
+                continue
+            for key, entries in json.loads(snapshot).items():
+                fresh = [e for e in entries if e["id"] not in seen]
+                seen |= {e["id"] for e in fresh}
+                merged.setdefault(key, []).extend(fresh)
+        return merged
+
+
+__all__ = ["Cluster", "default_node_id"]

@@ -1,0 +1,165 @@
+"""Which node holds which table, when several ``backalley serve`` nodes share one PostgreSQL
+database (docs/deploy.md).
+
+A table has at most one owner at a time: the node whose lease on it, a row of ``leases``,
+has not expired. Every time here is the database's clock (``clock_timestamp()``), never a
+node's, so that nodes whose clocks disagree still agree on who holds what. A lease is taken
+by compare-and-set (an insert that updates the row only where it is free, lapsed or already
+ours), renewed by its owner every :data:`RENEW` seconds, and lapses :data:`LEASE` seconds
+after its last renewal: a node killed outright loses its tables that long after.
+
+Every write of a table's log is fenced in its own transaction (:func:`fence`): it reads the
+table's lease with a share lock, and fails with :class:`~backalley.server.store.LeaseLost`
+unless this node holds it; a node taking the table waits for that transaction to end, so it
+loads a log with everything the old owner stored. The ``(table, version)`` key of the log is
+the last guard against a second writer all the same.
+
+Locks on several leases are always taken in the order of their table ids (the renewal and
+the fence alike), so that the writer and the renewal never wait for each other in a cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable
+
+from sqlalchemy import bindparam, text
+from sqlalchemy.engine import Connection, Engine
+
+LEASE = 3.0  #: seconds a lease lasts after its last renewal
+RENEW = 0.75  #: seconds between a node's renewals of all its leases
+SCAN = 0.5  #: seconds between a node's looks for tables whose owner is gone
+
+NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+_LIVE = ("open", "playing")  #: the statuses of a table whose game goes on without anyone
+
+
+class Leases:
+    """The leases of one node, ``node``, on the database of ``engine`` (each method is one
+    short transaction; call them off the event loop)."""
+
+    def __init__(self, engine: Engine, node: str) -> None:
+        self.engine = engine
+        self.node = node
+
+    def acquire(self, table_id: str) -> str | None:
+        """Take ``table_id``'s lease if it is free, lapsed or ours: the node that holds it
+        now (this one if taken), or ``None`` when there is no such table."""
+        with self.engine.begin() as connection:
+            taken = connection.execute(
+                text(
+                    f"INSERT INTO leases (table_id, node, expires) "
+                    f"SELECT CAST(:t AS VARCHAR(16)), CAST(:me AS VARCHAR(64)), "
+                    f"{NOW} + :ttl WHERE EXISTS "
+                    f"(SELECT 1 FROM tables WHERE id = :t) "
+                    f"ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
+                    f"expires = EXCLUDED.expires WHERE leases.node = EXCLUDED.node "
+                    f"OR leases.node IS NULL OR leases.expires < {NOW} RETURNING node"
+                ),
+                {"t": table_id, "me": self.node, "ttl": LEASE},
+            ).first()
+            if taken is not None:
+                return self.node
+            row = connection.execute(
+                text(f"SELECT node, expires > {NOW} AS live FROM leases WHERE table_id = :t"),
+                {"t": table_id},
+            ).first()
+        if row is None:
+            return None
+        return str(row.node) if row.node is not None and row.live else None
+
+    def owner(self, table_id: str) -> str | None:
+        """The node whose lease on ``table_id`` is live, or ``None``."""
+        with self.engine.connect() as connection:
+            node = connection.execute(
+                text(f"SELECT node FROM leases WHERE table_id = :t AND expires > {NOW}"),
+                {"t": table_id},
+            ).scalar()
+        return None if node is None else str(node)
+
+    def renew(self) -> set[str]:
+        """Renew every lease this node holds: the ids of the tables it holds now (a lease
+        another node took since is not among them)."""
+        with self.engine.begin() as connection:
+            rows = connection.execute(
+                text(
+                    f"UPDATE leases SET expires = {NOW} + :ttl WHERE table_id IN "
+                    f"(SELECT table_id FROM leases WHERE node = :me ORDER BY table_id "
+                    f"FOR UPDATE) AND node = :me RETURNING table_id"
+                ),
+                {"me": self.node, "ttl": LEASE},
+            )
+            return {row.table_id for row in rows}
+
+    def release(self, table_id: str, finished: bool = False) -> None:
+        """Let go of ``table_id``: free for any node at once (a finished table's lease is
+        forgotten: it is taken again only when someone asks for the table)."""
+        with self.engine.begin() as connection:
+            if finished:
+                connection.execute(
+                    text("DELETE FROM leases WHERE table_id = :t AND node = :me"),
+                    {"t": table_id, "me": self.node},
+                )
+            else:
+                connection.execute(
+                    text(
+                        "UPDATE leases SET node = NULL, expires = 0 "
+                        "WHERE table_id = :t AND node = :me"
+                    ),
+                    {"t": table_id, "me": self.node},
+                )
+
+    def orphans(self, limit: int = 500) -> list[str]:
+        """Unfinished tables nobody holds: their owner's lease lapsed or was let go, or they
+        never had one (a database a single node used before). The leases of finished tables
+        that lapsed are forgotten on the way."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                text(
+                    f"DELETE FROM leases USING tables WHERE tables.id = leases.table_id "
+                    f"AND leases.expires < {NOW} AND tables.status NOT IN ('open', 'playing')"
+                )
+            )
+            query = text(
+                f"SELECT tables.id FROM tables LEFT JOIN leases ON leases.table_id = tables.id "
+                f"WHERE tables.status IN :live AND (leases.table_id IS NULL "
+                f"OR leases.expires < {NOW}) LIMIT :n"
+            ).bindparams(bindparam("live", expanding=True))
+            rows = connection.execute(query, {"live": list(_LIVE), "n": limit})
+            return [row.id for row in rows]
+
+    def live_nodes(self) -> set[str]:
+        """The nodes holding a live lease now."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                text(f"SELECT DISTINCT node FROM leases WHERE expires > {NOW}")
+            )
+            return {str(row.node) for row in rows if row.node is not None}
+
+
+def share(orphans: list[str], nodes: int) -> list[str]:
+    """This node's share of the ``orphans`` when ``nodes`` nodes are up: a random slice of
+    about one node's part, so that the survivors of a node spread its tables between them
+    (whoever asks first takes a table all the same: the lease decides)."""
+    if not orphans:
+        return []
+    part = math.ceil(len(orphans) / max(1, nodes))
+    return random.sample(orphans, min(len(orphans), part))
+
+
+def fence(connection: Connection, node: str, table_ids: Iterable[str]) -> set[str]:
+    """Inside a write's transaction: those of ``table_ids`` whose lease ``node`` does not
+    hold now, the others locked (shared) until the transaction ends."""
+    wanted = sorted(set(table_ids))
+    if not wanted:
+        return set()
+    query = text(
+        f"SELECT table_id FROM leases WHERE table_id IN :ids AND node = :me "
+        f"AND expires > {NOW} ORDER BY table_id FOR SHARE"
+    ).bindparams(bindparam("ids", expanding=True))
+    held = {row.table_id for row in connection.execute(query, {"ids": wanted, "me": node})}
+    return set(wanted) - held
+
+
+__all__ = ["LEASE", "NOW", "RENEW", "SCAN", "Leases", "fence", "share"]
