@@ -26,6 +26,13 @@ else
   export BACKALLEY_TEST_POSTGRES_SKIP="PostgreSQL could not be set up: $(cat /tmp/backalley-postgres.err) ${url:-}"
   echo "warning: $BACKALLEY_TEST_POSTGRES_SKIP: its tests will be skipped" >&2
 fi
+# Several server nodes are tested on PostgreSQL and a real Redis (tests/test_cluster.py).
+if url=$(bash scripts/redis.sh 2>/tmp/backalley-redis.err) && [[ $url == redis://* ]]; then
+  export BACKALLEY_TEST_REDIS="$url"
+else
+  export BACKALLEY_TEST_REDIS_SKIP="Redis could not be set up: $(cat /tmp/backalley-redis.err) ${url:-}"
+  echo "warning: $BACKALLEY_TEST_REDIS_SKIP: its tests will be skipped" >&2
+fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'

@@ -26,6 +26,11 @@ from backalley.server.client import Seat, create_table, seat_bot, take_seat
 from backalley.server.client import request as http
 
 POSTGRES = os.environ.get("BACKALLEY_TEST_POSTGRES")
+REDIS = os.environ.get("BACKALLEY_TEST_REDIS")
+REDIS_MISSING = os.environ.get(
+    "BACKALLEY_TEST_REDIS_SKIP",
+    "no Redis server: scripts/test.sh installs and starts one (BACKALLEY_TEST_REDIS)",
+)
 POSTGRES_MISSING = os.environ.get(
     "BACKALLEY_TEST_POSTGRES_SKIP",
     "no PostgreSQL server: scripts/test.sh installs and starts one (BACKALLEY_TEST_POSTGRES)",
@@ -75,15 +80,21 @@ class Server:
         connections: int = 100_000,
         sign_ins: int = 10,
         sign_ups: int = 100_000,
+        redis: str | None = None,
+        node_id: str | None = None,
+        workers: int = 2,
     ) -> Server:
         """Start a server; the tests make tables and try wrong tokens faster than a person
         would, hence the high ``tables_per_minute`` and ``guesses`` a minute."""
         env = dict(os.environ, LANGUAGE="en", PYTHONUNBUFFERED="1")
+        cluster = [] if redis is None else ["--redis", redis]
+        cluster += [] if node_id is None else ["--node-id", node_id]
         process = subprocess.Popen(
             [sys.executable, "-m", "backalley", "serve", "--port", str(port), "--db", url,
-             "--workers", "2", "--tables-per-minute", str(tables_per_minute),
+             "--workers", str(workers), "--tables-per-minute", str(tables_per_minute),
              "--guesses-per-minute", str(guesses), "--connections-per-address", str(connections),
-             "--sign-ins-per-minute", str(sign_ins), "--sign-ups-per-hour", str(sign_ups)],
+             "--sign-ins-per-minute", str(sign_ins), "--sign-ups-per-hour", str(sign_ups),
+             *cluster],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -102,6 +113,8 @@ class Server:
                 server.base = found.group(1)
                 break
         server.output.append(process.stdout.readline())  # the database line
+        if redis is not None:
+            server.output.append(process.stdout.readline())  # the node's line
         threading.Thread(target=server._drain, daemon=True).start()
         return server
 

@@ -1,0 +1,447 @@
+"""Several ``backalley serve`` nodes on one PostgreSQL database and one Redis, as real processes
+(docs/deploy.md): a game played through three nodes, its owner killed mid-deal or stopped,
+Redis lost and back, and what a node without a table's lease may write."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
+
+from backalley.cards import parse_card
+from backalley.server.client import Seat, create_table, take_seat
+from backalley.server.client import request as http
+from server_support import (
+    REDIS,
+    REDIS_MISSING,
+    Server,
+    database,
+    finished_record,
+    new_table,
+    play_randomly,
+    run,
+    stored_log,
+)
+from test_server import allowed_cards, cards_in, play_game
+
+#: errors a client sends its action again for, after a moment (the table is moving)
+TRANSIENT = ("moved", "unreachable", "not_stored", "recovering")
+
+
+@pytest.fixture
+def nodes(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[list[Server]]:
+    """Three nodes on a fresh PostgreSQL database and the Redis scripts/redis.sh started."""
+    if not REDIS:
+        pytest.skip(REDIS_MISSING)
+    url = database("postgres", tmp_path, request)
+    started = [Server.start(url, redis=REDIS, node_id=f"n{i}", workers=1) for i in range(3)]
+    yield started
+    for node in started:
+        node.stop()
+
+
+class Roamer:
+    """A client that plays (or watches) through whichever node answers, as a browser behind a
+    proxy does: when its connection closes it comes back through the next node with
+    ``since``, and sends again the action not yet answered (the same id: applied once)."""
+
+    def __init__(
+        self, bases: list[str], table_id: str, token: str | None = None,
+        watch: str | None = None, seed: int = 0,
+    ) -> None:  # fmt: skip
+        self.bases, self.table_id = list(bases), table_id
+        self.token, self.watch = token, watch
+        self.rng = random.Random(seed)
+        self.version = 0
+        self.versions: list[int] = []  #: every event's version received, in order
+        self.acked: dict[str, int] = {}  #: client id → the version its action made
+        self.pending: dict[str, Any] | None = None
+        self.view: dict[str, Any] | None = None
+        self.sessions = 0
+        self.closes: list[int | None] = []
+        self._next = 0
+
+    @property
+    def over(self) -> bool:
+        return bool(self.view and self.view["phase"] == "over")
+
+    async def run(self, deadline: float = 120.0) -> None:
+        stop = time.monotonic() + deadline
+        turn = 0
+        while not self.over:
+            assert time.monotonic() < stop, f"no end within {deadline} s: {self.closes}"
+            base = self.bases[turn % len(self.bases)]
+            turn += 1
+            try:
+                await self._session(base)
+            except (OSError, ConnectionClosed, InvalidStatus, InvalidURI, TimeoutError) as gone:
+                code = getattr(getattr(gone, "rcvd", None), "code", None)
+                self.closes.append(code)
+                await asyncio.sleep(0.2)
+
+    async def _session(self, base: str) -> None:
+        uri = "ws" + base.removeprefix("http") + f"/ws/tables/{self.table_id}"
+        async with connect(uri, open_timeout=5, max_size=2**22) as socket_:
+            self.sessions += 1
+            hello: dict[str, Any] = {"type": "hello", "since": self.version}
+            hello |= {"token": self.token} if self.token else {"watch": self.watch}
+            await socket_.send(json.dumps(hello))
+            if self.pending is not None:
+                await socket_.send(json.dumps(self.pending))
+            while not self.over:
+                message = json.loads(await asyncio.wait_for(socket_.recv(), 30))
+                await self._take(socket_, message)
+
+    async def _take(self, socket_: Any, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        if kind == "resync":
+            self.versions += [event["version"] for event in message["events"]]
+        elif kind == "event":
+            self.versions.append(message["version"])
+        if kind in ("state", "resync", "event"):
+            self.version = message["version"]
+        if message.get("view") is not None:
+            self.view = message["view"]
+        if kind in ("ack", "error") and self.pending and message.get("id") == self.pending["id"]:
+            if kind == "ack":
+                self.acked[self.pending["id"]] = message["version"]
+                self.pending = None
+            elif message["code"] in TRANSIENT:
+                await asyncio.sleep(0.3)
+                await socket_.send(json.dumps(self.pending))
+            else:
+                raise AssertionError(message)
+        # The view may have come before the ack of our last action (a bid that ends the
+        # bidding, and ours is the lead): either may be the moment to act.
+        fresh = kind in ("state", "resync", "ack") or message.get("view") is not None
+        if self.token and self.pending is None and self.view and self.view["legal"] and fresh:
+            self._next += 1
+            action = self.rng.choice(self.view["legal"])
+            self.pending = {"type": "act", "id": f"{self.token[:6]}-{self._next}",
+                            "action": action}  # fmt: skip
+            await socket_.send(json.dumps(self.pending))
+
+
+def _verify(record: dict[str, Any]) -> None:
+    verdict = subprocess.run(
+        [sys.executable, "-m", "backalley", "verify", "-"],
+        input=json.dumps(record), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert verdict.returncode == 0, verdict.stdout
+    assert json.loads(verdict.stdout)["finished"] is True
+
+
+def _check_log(url: str, table_id: str, before: list[Any], roamers: list[Roamer]) -> None:
+    """The stored log holds what it held ``before`` as it was, every action the players
+    were acknowledged at the version they were told, and none twice."""
+    log = stored_log(url, table_id)
+    assert [tuple(r) for r in log[: len(before)]] == [tuple(r) for r in before]
+    assert [r.seq for r in log] == list(range(1, len(log) + 1))
+    by_version = {r.seq: r for r in log}
+    for seat, roamer in enumerate(roamers):
+        for client_id, version in roamer.acked.items():
+            assert by_version[version].client_id == f"{seat}:{client_id}"
+    ids = [r.client_id for r in log if r.client_id is not None]
+    assert len(ids) == len(set(ids))
+
+
+def test_four_clients_on_three_nodes_play_on_after_the_owner_is_killed_mid_deal(
+    nodes: list[Server],
+) -> None:
+    owner, second, third = nodes
+    bases = [n.base for n in nodes]
+    table, tokens = _table_through(bases, hand_sizes=[4, 3, 2])
+    # Each seat's client starts on its own node (0 and 3 on the owner and the second), and
+    # goes on through the next ones when its node goes; the spectator holds a fourth socket.
+    starts = [0, 1, 2, 1]
+    players = [
+        Roamer(bases[s:] + bases[:s], table["id"], token=tokens[i], seed=i)
+        for i, s in enumerate(starts)
+    ]
+    watcher = Roamer(bases[2:] + bases[:2], table["id"], watch=table["watch"]["code"])
+    before: list[Any] = []
+
+    async def kill_mid_deal() -> None:
+        while not any(row.kind == "card" for row in before):
+            await asyncio.sleep(0.05)
+            before[:] = await asyncio.to_thread(stored_log, owner.url, table["id"])
+        owner.kill()
+
+    async def scenario() -> None:
+        await asyncio.gather(kill_mid_deal(), watcher.run(), *(p.run() for p in players))
+
+    run(scenario())
+    assert before and any(r.kind == "card" for r in before)  # killed in the middle of the play
+    assert all(p.over for p in players) and watcher.over
+    # The owner's clients came back through another node; the others' tunnels to it ended.
+    assert players[0].sessions >= 2 and watcher.sessions >= 2
+    record = finished_record(second.base, table["id"])
+    _verify(record)
+    _check_log(owner.url, table["id"], before, players)
+    # The spectator saw every event once, in order, across the failover.
+    assert watcher.versions == list(range(1, watcher.version + 1))
+    final = stored_log(owner.url, table["id"])
+    assert watcher.version == len(final)
+    assert third.process.poll() is None and second.process.poll() is None
+
+
+def _table_through(bases: list[str], **settings: Any) -> tuple[dict[str, Any], list[str]]:
+    """A table made on the first node, its seats taken through the others."""
+    settings.setdefault("pace", 0)
+    table = create_table(bases[0], settings)
+    tokens = [take_seat(bases[(s + 1) % len(bases)], table, s, f"P{s}") for s in range(4)]
+    return table, tokens
+
+
+def test_a_node_told_to_stop_hands_its_tables_over_and_exits(nodes: list[Server]) -> None:
+    owner, second, _ = nodes
+    bases = [n.base for n in nodes]
+    table, tokens = _table_through(bases, hand_sizes=[3, 2])
+    bots, _ = new_table(owner.base, names=0, bots="easy", hand_sizes=[3, 2], pace=0.3)
+    players = [
+        Roamer(bases[s:] + bases[:s], table["id"], token=tokens[s], seed=s) for s in range(4)
+    ]
+
+    async def stop_after_a_few_moves() -> None:
+        while sum(len(p.acked) for p in players) < 3:
+            await asyncio.sleep(0.01)
+        owner.process.terminate()  # SIGTERM: hand over, then exit
+        await asyncio.to_thread(owner.process.wait, 30)
+
+    async def scenario() -> None:
+        await asyncio.gather(stop_after_a_few_moves(), *(p.run() for p in players))
+
+    before = stored_log(owner.url, table["id"])
+    run(scenario())
+    assert owner.process.returncode == 0, "".join(owner.output)
+    _verify(finished_record(second.base, table["id"]))
+    _check_log(owner.url, table["id"], before, players)
+    # The bots' table, with nobody connected to it, went on on another node by itself.
+    deadline = time.monotonic() + 60
+    while http(second.base, "GET", f"/api/tables/{bots['id']}")[1]["status"] != "finished":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    _verify(finished_record(second.base, bots["id"]))
+
+
+def test_no_message_through_a_node_that_does_not_own_the_table_leaks_a_card(
+    nodes: list[Server],
+) -> None:
+    owner, edge, _ = nodes
+    rng = random.Random(23)
+
+    async def one_game(number: int) -> tuple[dict[str, Any], list[Seat], Seat]:
+        preset = ("standard", "classic", "classic3")[number % 3]
+        sizes = [rng.randint(1, 13) for _ in range(rng.randint(1, 2))]
+        table, tokens = new_table(owner.base, rules=preset, hand_sizes=sizes)
+        watch = table["watch"]["code"]
+        async with Seat.connect(edge.base, table["id"], watch=watch, since=0) as watcher:
+            seats = await play_game(edge.base, table, tokens, seed=number)
+            await watcher.until(lambda s: s.over)
+        return table, seats, watcher
+
+    checked = 0
+    for number in range(12):
+        table, seats, watcher = run(one_game(number))
+        record = finished_record(edge.base, table["id"])
+        log = {e["version"]: e for e in watcher.messages[0]["events"]}
+        log |= {m["version"]: m["event"] for m in watcher.messages if m["type"] == "event"}
+        allowed = allowed_cards(record, log)
+        for receiver, seat in [(watcher, None), *((s, s.seat) for s in seats)]:
+            for message in receiver.messages:
+                shown = {parse_card(c) for c in cards_in(message)}
+                assert shown <= allowed(seat, message["version"]), (number, seat, message)
+                checked += len(shown)
+    # Every message came through the edge: the owner holds the tables, the edge none.
+    assert checked > 1000
+    lobby = http(edge.base, "GET", "/api/lobby")[1]
+    assert "partial" not in lobby
+
+
+def test_lobby_chat_and_presence_cross_nodes(nodes: list[Server]) -> None:
+    owner, edge, third = nodes
+    table, tokens = new_table(owner.base, names=2, bots="easy", public=True, hand_sizes=[2])
+    # Listed in every node's lobby (a node's public tables reach the others within a beat).
+    deadline = time.monotonic() + 10
+    while not any(t["id"] == table["id"] for t in http(third.base, "GET", "/api/lobby")[1]
+                  ["playing"]):  # fmt: skip
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+
+    async def scenario() -> tuple[Seat, Seat]:
+        async with (
+            Seat.connect(edge.base, table["id"], token=tokens[0]) as one,
+            Seat.connect(third.base, table["id"], token=tokens[1]) as two,
+        ):
+            await one.until(lambda s: s.view is not None)
+            await two.until(lambda s: s.view is not None)
+            await one.send({"type": "chat", "text": "hello from another node"})
+            await two.until(lambda s: any(m["type"] == "event" and m["event"]["kind"] == "chat"
+                                          for m in s.messages))  # fmt: skip
+            await one.until(lambda s: any(m["type"] == "presence" and all(
+                seat["connected"] for seat in m["seats"]) for m in s.messages))  # fmt: skip
+        return one, two
+
+    _, two = run(scenario())
+    chat = [m["event"] for m in two.messages if m["type"] == "event" and
+            m["event"]["kind"] == "chat"]  # fmt: skip
+    assert chat[0]["text"] == "hello from another node" and chat[0]["seat"] == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def own_redis(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A Redis server of the test's own (the binary scripts/redis.sh installed), to stop."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip(REDIS_MISSING)
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--dir", str(folder)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 10
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            break
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    if not REDIS:
+        pytest.skip(REDIS_MISSING)
+    url = database("postgres", tmp_path, request)
+    port = _free_port()
+    redis_url = f"redis://127.0.0.1:{port}/0"
+    with own_redis(port, tmp_path) as redis:
+        owner = Server.start(url, redis=redis_url, node_id="a", workers=1)
+        edge = Server.start(url, redis=redis_url, node_id="b", workers=1)
+    try:
+        table, tokens = new_table(owner.base, hand_sizes=[3, 2])
+        assert redis.poll() is not None  # Redis is gone from here on
+        time.sleep(1.5)
+        # Through the owner, the game goes on as ever.
+        run(_first_bids(owner.base, table["id"], tokens))
+        # Through the other node: said to be out of reach, and nothing done.
+        status, answer = http(edge.base, "GET", f"/api/tables/{table['id']}")
+        assert status == 503 and answer["code"] == "unreachable", answer
+        lobby = http(edge.base, "GET", "/api/lobby")[1]
+        assert "cannot be listed" in lobby["partial"]
+
+        async def refused() -> int | None:
+            uri = "ws" + edge.base.removeprefix("http") + f"/ws/tables/{table['id']}"
+            async with connect(uri) as socket_:
+                await socket_.send(json.dumps({"type": "hello", "token": tokens[0]}))
+                with pytest.raises(ConnectionClosed) as closed:
+                    await socket_.recv()
+                return closed.value.rcvd.code if closed.value.rcvd else None
+
+        assert run(refused()) == 1013
+        version = len(stored_log(url, table["id"]))
+        with own_redis(port, tmp_path):
+            deadline = time.monotonic() + 15
+            while http(edge.base, "GET", f"/api/tables/{table['id']}")[0] != 200:
+                assert time.monotonic() < deadline, "the edge did not come back with Redis"
+                time.sleep(0.2)
+
+            async def back() -> dict[str, Any]:
+                async with Seat.connect(edge.base, table["id"], token=tokens[0],
+                                        since=version - 2) as seat:  # fmt: skip
+                    return await seat.recv()
+
+            try:
+                resync = run(back())
+            except Exception:
+                print("".join(edge.output)[-3000:], "".join(owner.output)[-3000:])
+                raise
+            assert resync["type"] == "resync" and resync["version"] == version
+            assert [e["version"] for e in resync["events"]] == [version - 1, version]
+            run(play_game(edge.base, table, tokens, seed=6))
+            _verify(finished_record(edge.base, table["id"]))
+    finally:
+        owner.stop()
+        edge.stop()
+
+
+async def _first_bids(base: str, table_id: str, tokens: list[str]) -> None:
+    """Each seat bids once, through ``base``."""
+
+    async def bid(seat: int) -> None:
+        async with Seat.connect(base, table_id, token=tokens[seat]) as client:
+            await play_randomly(client, random.Random(seat), stop=1)
+
+    await asyncio.gather(*(bid(seat) for seat in range(len(tokens))))
+
+
+def test_a_write_without_the_tables_lease_is_refused_and_stores_nothing(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """The fence: a node that lost a table's lease (another took it) cannot add to its log,
+    and only one of two nodes takes a free table."""
+    from backalley.server.leases import Leases
+    from backalley.server.store import LeaseLost, Store
+
+    url = database("postgres", tmp_path, request)
+
+    async def scenario() -> None:
+        a, b = Store(url, node="a"), Store(url, node="b")
+        try:
+            table_id = uuid.uuid4().hex[:8]
+            await a.write(Store.new_table(table_id, {}, b"h", b"w", [b"i"] * 4))
+            await a.write(Store.event(table_id, 1, "start", {}, None))
+            leases_a, leases_b = Leases(a.engine, "a"), Leases(b.engine, "b")
+            assert leases_b.acquire(table_id) == "a"  # a's, live: b cannot take it
+            with pytest.raises(LeaseLost):
+                await b.write(Store.event(table_id, 2, "chat", {}, None))
+            leases_a.release(table_id)
+            assert leases_b.acquire(table_id) == "b"
+            assert leases_a.acquire(table_id) == "b"
+            with pytest.raises(LeaseLost):
+                await a.write(Store.event(table_id, 2, "chat", {"by": "a"}, None))
+            await b.write(Store.event(table_id, 2, "chat", {"by": "b"}, None))
+            assert leases_a.renew() == set() and leases_b.renew() == {table_id}
+            assert leases_a.acquire("no-such") is None
+        finally:
+            a.close()
+            b.close()
+
+    asyncio.run(scenario())
+    log = stored_log(url, _only_table(url))
+    assert [(r.seq, json.loads(r.data)) for r in log] == [(1, {}), (2, {"by": "b"})]
+
+
+def _only_table(url: str) -> str:
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        table_id = connection.execute(text("SELECT id FROM tables")).scalar_one()
+    engine.dispose()
+    return str(table_id)
