@@ -83,6 +83,7 @@ async def seat(
     waiting: dict[str, Any] | None = None
     acted_on = -1
     turn = 0
+    view: dict[str, Any] | None = None
     loop = asyncio.get_running_loop()
     while True:
         base = bases[turn % len(bases)]
@@ -118,7 +119,9 @@ async def seat(
                         if waiting and message.get("id") == waiting["id"]:
                             await asyncio.sleep(0.3)
                             await ws.send(json.dumps(waiting))
-                    view = message.get("view")
+                    # The view may come before the ack of our last action (we lead next):
+                    # the latest one is acted on when the ack comes.
+                    view = message.get("view") or view
                     if view and view["legal"] and since > acted_on and waiting is None:
                         acted_on = since
                         play.next_id += 1

@@ -11,6 +11,9 @@ missing=""
 command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 command -v chromium >/dev/null 2>&1 || missing="$missing chromium"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"
+# Several server nodes are tested behind nginx with TLS, as docs/deploy.md sets them up.
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing="$missing nginx"
+command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
 if [ -n "$missing" ]; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
 fi

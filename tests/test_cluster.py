@@ -61,11 +61,12 @@ class Roamer:
 
     def __init__(
         self, bases: list[str], table_id: str, token: str | None = None,
-        watch: str | None = None, seed: int = 0,
+        watch: str | None = None, seed: int = 0, ssl: Any = None,
     ) -> None:  # fmt: skip
         self.bases, self.table_id = list(bases), table_id
         self.token, self.watch = token, watch
         self.rng = random.Random(seed)
+        self.ssl = ssl  #: the TLS context of a wss:// address
         self.version = 0
         self.versions: list[int] = []  #: every event's version received, in order
         self.acked: dict[str, int] = {}  #: client id → the version its action made
@@ -95,7 +96,8 @@ class Roamer:
 
     async def _session(self, base: str) -> None:
         uri = "ws" + base.removeprefix("http") + f"/ws/tables/{self.table_id}"
-        async with connect(uri, open_timeout=5, max_size=2**22) as socket_:
+        secure = {"ssl": self.ssl} if self.ssl is not None else {}
+        async with connect(uri, open_timeout=5, max_size=2**22, **secure) as socket_:
             self.sessions += 1
             hello: dict[str, Any] = {"type": "hello", "since": self.version}
             hello |= {"token": self.token} if self.token else {"watch": self.watch}

@@ -38,6 +38,7 @@ log = logging.getLogger("backalley.server")
 
 ALIVE = 3  #: seconds a node's heartbeat key outlives its last beat
 BEAT = 1.0  #: seconds between heartbeats (and lobby snapshots)
+ADOPTING = 8  #: tables rebuilt at once when a node takes many (their logs read meanwhile)
 PARTIAL = N_("tables held by the other servers cannot be listed just now")
 
 
@@ -70,6 +71,7 @@ class Cluster:
         self.draining = False
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._looking: dict[str, asyncio.Future[str | None]] = {}  #: look-ups under way
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
         self._renewed = time.monotonic()
         self._lobby = b""
@@ -132,11 +134,24 @@ class Cluster:
                     return owner
                 await asyncio.sleep(0.05)
             return None
-        with self.tables.taking():
-            owner = await asyncio.to_thread(self.leases.acquire, table_id)
-            if owner == self.node:
-                return self.node if await self.tables.adopt(table_id) is not None else None
-        return owner
+        looking = self._looking.get(table_id)
+        if looking is None:  # the clients of one table coming back at once ask once
+            looking = self._looking[table_id] = asyncio.ensure_future(self._find(table_id))
+            looking.add_done_callback(lambda _: self._looking.pop(table_id, None))
+        return await asyncio.shield(looking)
+
+    async def _find(self, table_id: str) -> str | None:
+        """:meth:`locate`'s look-up: the owner; when it is a node known to be gone, wait for
+        its lease to lapse (and take the table) rather than send the client to it."""
+        deadline = time.monotonic() + LEASE + 1
+        while True:
+            with self.tables.taking():
+                owner = await asyncio.to_thread(self.leases.acquire, table_id)
+                if owner == self.node:
+                    return self.node if await self.tables.adopt(table_id) is not None else None
+            if owner not in self.relay.dead or time.monotonic() > deadline:
+                return owner
+            await asyncio.sleep(0.25)
 
     async def _keep(self) -> None:
         """Renew this node's leases; a table whose lease another node took is let go at once,
@@ -170,19 +185,22 @@ class Cluster:
                 log.warning("node %s: could not look for tables to take: %s", self.node, error)
 
     async def _scan(self) -> int:
+        """Take this node's share of the tables nobody holds, their leases in one go, and
+        rebuild them a few at a time: how many were taken."""
         orphans = await asyncio.to_thread(self.leases.orphans)
         if not orphans:
             return 0
         nodes = await self._nodes()
-        taken = 0
-        for table_id in share(orphans, len(nodes)):
-            if self.draining:
-                break
-            with self.tables.taking():
-                owner = await asyncio.to_thread(self.leases.acquire, table_id)
-                if owner == self.node and await self.tables.adopt(table_id) is not None:
-                    taken += 1
-        return taken
+        with self.tables.taking():
+            mine = await asyncio.to_thread(self.leases.acquire_many, share(orphans, len(nodes)))
+            at_once = asyncio.Semaphore(ADOPTING)
+
+            async def adopt(table_id: str) -> bool:
+                async with at_once:
+                    return await self.tables.adopt(table_id) is not None
+
+            adopted = await asyncio.gather(*(adopt(table_id) for table_id in sorted(mine)))
+        return sum(adopted)
 
     async def _nodes(self) -> set[str]:
         """The nodes up now: those with a heartbeat in Redis, else those holding a lease."""
@@ -267,6 +285,8 @@ class Cluster:
     def _dispatch(self, frame: bytes) -> None:
         kind_b, cid_b, sender_b, payload = frame.split(b"\n", 3)
         kind, cid, sender = kind_b.decode(), cid_b.decode(), sender_b.decode()
+        if sender in self.relay.dead:  # back (a node restarted under its old id)
+            del self.relay.dead[sender]
         if kind == "taken":
             if sender != self.node:
                 self.relay.moved(cid, sender)
@@ -291,11 +311,13 @@ class Cluster:
                     pipe.set(self._key("alive"), b"1", ex=ALIVE)
                     pipe.set(self._key("lobby"), lobby, ex=ALIVE)
                     await pipe.execute()
-                peers = sorted(self.relay.peers() - {self.node})
+                peers = sorted((self.relay.peers() | set(self.relay.dead)) - {self.node})
                 if peers:
                     alive = await self.redis.mget([self._key("alive", p) for p in peers])
                     for peer, beat in zip(peers, alive, strict=True):
-                        if beat is None:
+                        if beat is not None:
+                            self.relay.dead.pop(peer, None)
+                        elif peer not in self.relay.dead:
                             log.warning("node %s: node %s is gone", self.node, peer)
                             self.relay.gone(peer)
             except Exception as error:

@@ -69,6 +69,30 @@ class Leases:
             return None
         return str(row.node) if row.node is not None and row.live else None
 
+    def acquire_many(self, table_ids: list[str]) -> set[str]:
+        """Take the leases of those of ``table_ids`` that are free or lapsed (or never had
+        one), in one transaction: the ids taken."""
+        if not table_ids:
+            return set()
+        with self.engine.begin() as connection:
+            taken = connection.execute(
+                text(
+                    f"UPDATE leases SET node = :me, expires = {NOW} + :ttl "
+                    f"WHERE table_id IN :ids AND (node IS NULL OR expires < {NOW}) "
+                    f"RETURNING table_id"
+                ).bindparams(bindparam("ids", expanding=True)),
+                {"ids": table_ids, "me": self.node, "ttl": LEASE},
+            ).all()
+            fresh = connection.execute(
+                text(
+                    f"INSERT INTO leases (table_id, node, expires) "
+                    f"SELECT id, :me, {NOW} + :ttl FROM tables WHERE id IN :ids "
+                    f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id"
+                ).bindparams(bindparam("ids", expanding=True)),
+                {"ids": table_ids, "me": self.node, "ttl": LEASE},
+            ).all()
+        return {row.table_id for row in (*taken, *fresh)}
+
     def owner(self, table_id: str) -> str | None:
         """The node whose lease on ``table_id`` is live, or ``None``."""
         with self.engine.connect() as connection:

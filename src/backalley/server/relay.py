@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -140,6 +141,8 @@ class Relay:
         self.edges: dict[str, EdgeTunnel] = {}
         self.owned: dict[str, OwnerTunnel] = {}
         self.waiting: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        #: the nodes found gone, and when: a client is not sent to one, whose leases lapse soon
+        self.dead: dict[str, float] = {}
 
     def to(self, node: str, kind: str, cid: str, payload: bytes) -> None:
         self.cluster.send(node, kind, cid, payload)
@@ -367,6 +370,7 @@ class Relay:
 
     def gone(self, node: str) -> None:
         """Node ``node`` is gone: its tunnels end both ways, its answers will not come."""
+        self.dead[node] = time.monotonic()
         for tunnel in list(self.edges.values()):
             if tunnel.owner == node:
                 tunnel.close(protocol.CLOSE_MOVED, "the server holding the table is gone")

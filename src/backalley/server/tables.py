@@ -572,7 +572,10 @@ class Table(Records, Driver):
 
     def _note_away(self, seat: int, at: float | None) -> None:
         """Store when ``seat``'s person went (``None``: came back): presence, not the log, so
-        outside any change; a write that fails costs only a full grace after a restart."""
+        outside any change; a write that fails costs only a full grace after a restart. A
+        table another node holds now stores nothing here: its clients are leaving this one."""
+        if self.released:
+            return
         self._away_at[seat] = at
 
         async def store() -> None:

@@ -106,6 +106,8 @@ function drawLobby(section, lobby, name, go) {
   }
   section.replaceChildren(heading, element("h3", { text: t("Tables waiting for players") }), waiting);
   if (lobby.playing.length) section.append(element("h3", { text: t("Games being played") }), playing);
+  // A server of several that cannot reach the others just now says so (already translated).
+  if (lobby.partial) section.append(element("p", { class: "quiet", role: "status", text: lobby.partial }));
 }
 
 function createForm(facts, name, go) {
