@@ -4,8 +4,9 @@
 // An event it already has is dropped; one that skips a version means some were missed: it
 // asks for them again, as after a lost connection. A move the server could not store just
 // then (it is catching up with its database, or the write failed) is sent again, with its id,
-// a few times, waiting longer each time.
-const TRANSIENT = new Set(["recovering", "not_stored"]);
+// a few times, waiting longer each time; so is one that reached a table as it moved to
+// another server node.
+const TRANSIENT = new Set(["recovering", "not_stored", "moved"]);
 const TRIES = 6;
 
 export class TableConnection {
