@@ -112,13 +112,15 @@ def _server_class() -> Any:
             super().__init__(config)
             self.app = app
             self.draining: asyncio.Task[None] | None = None
+            self.drain_asked = False
 
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
             cluster = getattr(self.app.state, "cluster", None)
             if sig != signal.SIGTERM or cluster is None or self.should_exit:
                 super().handle_exit(sig, frame)
                 return
-            if self.draining is None:
+            if not self.drain_asked:  # a second SIGTERM while draining changes nothing
+                self.drain_asked = True
                 loop = asyncio.get_event_loop()
                 loop.call_soon_threadsafe(self._drain, cluster)
 

@@ -78,7 +78,7 @@ _STATUS = {
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
     "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,
     "bad_sign_in": 401, "bad_csrf": 403, "signed_out": 401, "no_player": 404, "seated": 409,
-    "moved": 503, "unreachable": 503,
+    "moved": 503, "unreachable": 503, "no_answer": 504,
 }  # fmt: skip
 
 
@@ -435,7 +435,11 @@ class Forwarder:
             await self.app(scope, receive, send)
             return
         table_id = found.group(1)
-        owner = await cluster.locate(table_id) if len(table_id) <= 16 else None
+        try:
+            owner = await cluster.locate(table_id) if len(table_id) <= 16 else None
+        except TableError as error:  # the table cannot be served just now
+            await cluster.relay.refuse(scope, receive, send, error)
+            return
         if owner is None or owner == cluster.node:  # here, or no such table: said here
             await self.app(scope, receive, send)
         elif scope["type"] == "http":

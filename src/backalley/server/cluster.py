@@ -21,13 +21,18 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy import create_engine
+
 from backalley.cards import N_
-from backalley.server.leases import LEASE, RENEW, SCAN, Leases, share
-from backalley.server.relay import Relay
+from backalley.server.leases import LEASE, RENEW, SCAN, LeaseBusy, Leases, share
+from backalley.server.relay import UNREACHABLE, Relay
+from backalley.server.settings import TableError
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -60,6 +65,13 @@ class Cluster:
         self.broadcast = f"{self.prefix}:all"  #: the channel every node hears
         self.tables = tables
         self.leases = Leases(tables.store.engine, node)
+        # The renewals have a thread and a connection of their own: a storm of look-ups (a
+        # node's clients all coming back at once) never holds them up past their lease.
+        renewing = create_engine(tables.store.engine.url, pool_size=1, pool_pre_ping=True)
+        self._renewals = Leases(renewing, node)
+        self._renewer = ThreadPoolExecutor(1, thread_name_prefix="leases")
+        self._token = secrets.token_hex(8)  #: this process's, in its heartbeat key
+        self._stopped = False  #: drained: no more heartbeats
         self.relay = Relay(self)
         # Commands (publish, keys) fail fast when Redis is away; the subscriber, which waits
         # on its socket for minutes at a time, has a client of its own.
@@ -88,14 +100,47 @@ class Cluster:
 
     async def start(self) -> int:
         """Join the cluster: the tables this node held before a restart under the same id,
-        and its share of those nobody holds, taken; how many."""
-        held = await asyncio.to_thread(self.leases.renew)
-        for table_id in held:
-            await self.tables.adopt(table_id)
-        taken = await self._scan()
-        for work in (self._listen(), self._publish(), self._keep(), self._look(), self._beat()):
+        and its share of those nobody holds, taken; how many. The renewals and the link to
+        the others run first: taking many tables may take longer than a lease lasts.
+
+        :raises RuntimeError: another node runs under this node's id.
+        """
+        await self._claim_id()
+        held = await self._renew()
+        for work in (self._listen(), self._publish(), self._keep(), self._beat()):
             self.hold(asyncio.ensure_future(work))
+        with self.tables.taking(*held):
+            for table_id in held:
+                await self.tables.adopt(table_id)
+        taken = await self._scan()
+        self.hold(asyncio.ensure_future(self._look()))
         return len(held) + taken
+
+    async def _claim_id(self) -> None:
+        """Make sure no other live process runs under this node's id (two would both pass
+        the fence of every table the id holds): its heartbeat key, taken if free; one left by
+        this id's last process lapses within seconds.
+
+        :raises RuntimeError: the id is another live process's.
+        """
+        key, deadline = self._key("alive"), time.monotonic() + ALIVE + 1
+        while True:
+            try:
+                if await self.redis.set(key, self._token, nx=True, ex=ALIVE):
+                    return
+            except Exception as error:  # no Redis now: nobody to ask
+                log.warning("node %s: its id could not be checked in Redis: %s", self.node, error)
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"another node runs as {self.node}: give each node its own --node-id"
+                )
+            await asyncio.sleep(0.25)
+
+    async def _renew(self) -> set[str]:
+        """Renew this node's leases, on the renewals' own thread and connection."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._renewer, self._renewals.renew)
 
     def hold(self, task: asyncio.Future[Any]) -> None:
         """Keep ``task`` until it is done."""
@@ -106,9 +151,11 @@ class Cluster:
         """Let go of every table, each after the change under way is stored: another node
         takes it from its log, and its clients reconnect there."""
         self.draining = True
-        while self.tables.tables:
+        while self.tables.tables or self.tables.loading():
             for table_id in list(self.tables.tables):
                 await self.tables.let_go(table_id)
+            await asyncio.sleep(0.05)  # a table being taken is let go once it is held
+        self._stopped = True
         with contextlib.suppress(Exception):
             await self.redis.delete(self._key("alive"), self._key("lobby"))
 
@@ -118,13 +165,19 @@ class Cluster:
         for client in (self.redis, self._listener):
             with contextlib.suppress(Exception):
                 await client.aclose()
+        self._renewer.shutdown(wait=False)
+        self._renewals.engine.dispose()
 
     # ------------------------------------------------------------------ leases
 
     async def locate(self, table_id: str) -> str | None:
         """The node that holds ``table_id`` (this one's id when it is here), taking it when
         nobody does; ``None`` when there is no such table. A draining node takes nothing:
-        it waits a moment for another to take the table."""
+        it waits a moment for another to take the table.
+
+        :raises TableError: ``unreachable`` when the table cannot be served just now (its
+            log cannot be read, or no node takes it while this one stops).
+        """
         if table_id in self.tables.tables:
             return self.node
         if self.draining:
@@ -133,7 +186,7 @@ class Cluster:
                 if owner is not None and owner != self.node:
                     return owner
                 await asyncio.sleep(0.05)
-            return None
+            raise TableError("unreachable", UNREACHABLE)
         looking = self._looking.get(table_id)
         if looking is None:  # the clients of one table coming back at once ask once
             looking = self._looking[table_id] = asyncio.ensure_future(self._find(table_id))
@@ -145,10 +198,15 @@ class Cluster:
         its lease to lapse (and take the table) rather than send the client to it."""
         deadline = time.monotonic() + LEASE + 1
         while True:
-            with self.tables.taking():
-                owner = await asyncio.to_thread(self.leases.acquire, table_id)
+            with self.tables.taking(table_id):
+                try:
+                    owner = await asyncio.to_thread(self.leases.acquire, table_id)
+                except LeaseBusy:
+                    raise TableError("unreachable", UNREACHABLE) from None
                 if owner == self.node:
-                    return self.node if await self.tables.adopt(table_id) is not None else None
+                    if await self.tables.adopt(table_id) is None:  # its log, not read now
+                        raise TableError("unreachable", UNREACHABLE)
+                    return self.node
             if owner not in self.relay.dead or time.monotonic() > deadline:
                 return owner
             await asyncio.sleep(0.25)
@@ -159,15 +217,18 @@ class Cluster:
         while True:
             started = time.monotonic()
             try:
-                held = await asyncio.to_thread(self.leases.renew)
+                held = await asyncio.wait_for(self._renew(), LEASE - RENEW)
             except Exception as error:
-                log.warning("node %s: leases not renewed: %s", self.node, error)
+                log.warning("node %s: leases not renewed: %r", self.node, error)
                 if time.monotonic() - self._renewed > LEASE - RENEW:
                     for table_id in list(self.tables.tables):
                         self.tables.lose(table_id)
             else:
                 self._renewed = started
-                self.tables.check_held(held, started)
+                try:
+                    self.tables.check_held(held, started)
+                except Exception:
+                    log.exception("node %s: its tables could not be checked", self.node)
             await asyncio.sleep(max(0.0, RENEW - (time.monotonic() - started)))
 
     async def _look(self) -> None:
@@ -191,8 +252,9 @@ class Cluster:
         if not orphans:
             return 0
         nodes = await self._nodes()
-        with self.tables.taking():
-            mine = await asyncio.to_thread(self.leases.acquire_many, share(orphans, len(nodes)))
+        wanted = share(orphans, len(nodes))
+        with self.tables.taking(*wanted):
+            mine = await asyncio.to_thread(self.leases.acquire_many, wanted)
             at_once = asyncio.Semaphore(ADOPTING)
 
             async def adopt(table_id: str) -> bool:
@@ -252,7 +314,10 @@ class Cluster:
                 heard = [0] * len(batch)
             for (_, _, node), count in zip(batch, heard, strict=True):
                 if node is not None and not count:
-                    self.relay.gone(node)
+                    try:
+                        self.relay.gone(node)
+                    except Exception:
+                        log.exception("node %s: node %s's tunnels not ended", self.node, node)
 
     async def _listen(self) -> None:
         """Read this node's channel and the common one, dispatching each message at once;
@@ -266,8 +331,12 @@ class Cluster:
                 log.info("node %s: linked to the other nodes through Redis", self.node)
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
-                    if message is not None:
+                    if message is None:
+                        continue
+                    try:
                         self._dispatch(message["data"])
+                    except Exception:  # one message's failure: said, and the link goes on
+                        log.exception("node %s: a message could not be handled", self.node)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -290,8 +359,8 @@ class Cluster:
         if kind == "taken":
             if sender != self.node:
                 self.relay.moved(cid, sender)
-                if cid in self.tables.tables:  # taken from under us (a lapsed lease)
-                    self.tables.lose(cid)
+                if cid in self.tables.tables:  # taken from under us? (a lapsed lease)
+                    self.hold(asyncio.ensure_future(self._check_taken(cid)))
         elif kind == "free":
             if sender != self.node:
                 self._wake.set()
@@ -301,14 +370,21 @@ class Cluster:
         else:
             self.relay.receive(kind, cid, sender, payload)
 
+    async def _check_taken(self, table_id: str) -> None:
+        """Another node said it took ``table_id``, which is held here: let it go if the
+        lease says so (the message may be an old one, sent before this node took it)."""
+        owner = await asyncio.to_thread(self.leases.owner, table_id)
+        if owner != self.node:
+            self.tables.lose(table_id)
+
     async def _beat(self) -> None:
         """Say this node is up, with its public tables for the lobby; end the tunnels of the
         nodes whose heartbeat stopped."""
-        while True:
+        while not self._stopped:
             try:
                 lobby = json.dumps(self.tables.lobby()).encode()
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.set(self._key("alive"), b"1", ex=ALIVE)
+                    pipe.set(self._key("alive"), self._token, ex=ALIVE)
                     pipe.set(self._key("lobby"), lobby, ex=ALIVE)
                     await pipe.execute()
                 peers = sorted((self.relay.peers() | set(self.relay.dead)) - {self.node})

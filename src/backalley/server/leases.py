@@ -35,6 +35,10 @@ NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 _LIVE = ("open", "playing")  #: the statuses of a table whose game goes on without anyone
 
 
+class LeaseBusy(Exception):
+    """A table's lease changed hands under every look: ask again in a moment."""
+
+
 class Leases:
     """The leases of one node, ``node``, on the database of ``engine`` (each method is one
     short transaction; call them off the event loop)."""
@@ -45,29 +49,51 @@ class Leases:
 
     def acquire(self, table_id: str) -> str | None:
         """Take ``table_id``'s lease if it is free, lapsed or ours: the node that holds it
-        now (this one if taken), or ``None`` when there is no such table."""
-        with self.engine.begin() as connection:
-            taken = connection.execute(
-                text(
-                    f"INSERT INTO leases (table_id, node, expires) "
-                    f"SELECT CAST(:t AS VARCHAR(16)), CAST(:me AS VARCHAR(64)), "
-                    f"{NOW} + :ttl WHERE EXISTS "
-                    f"(SELECT 1 FROM tables WHERE id = :t) "
-                    f"ON CONFLICT (table_id) DO UPDATE SET node = EXCLUDED.node, "
-                    f"expires = EXCLUDED.expires WHERE leases.node = EXCLUDED.node "
-                    f"OR leases.node IS NULL OR leases.expires < {NOW} RETURNING node"
-                ),
-                {"t": table_id, "me": self.node, "ttl": LEASE},
-            ).first()
+        now (this one if taken), or ``None`` when there is no such table.
+
+        A lease another node holds live is only read, never locked: a node looking up the
+        owner of a table for a client does not wait on the owner's writes, nor hold them up.
+
+        :raises LeaseBusy: when the lease changed hands under every look (it is in flux).
+        """
+        for _ in range(5):
+            with self.engine.connect() as connection:
+                row = connection.execute(
+                    text(f"SELECT node, expires > {NOW} AS live FROM leases WHERE table_id = :t"),
+                    {"t": table_id},
+                ).first()
+            if row is not None and row.live and row.node not in (None, self.node):
+                return str(row.node)
+            with self.engine.begin() as connection:
+                if row is None:  # never leased: the table's first lease, if there is a table
+                    taken = connection.execute(
+                        text(
+                            f"INSERT INTO leases (table_id, node, expires) "
+                            f"SELECT id, CAST(:me AS VARCHAR(64)), {NOW} + :ttl "
+                            f"FROM tables WHERE id = :t "
+                            f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id"
+                        ),
+                        {"t": table_id, "me": self.node, "ttl": LEASE},
+                    ).first()
+                    if (
+                        taken is None
+                        and not connection.execute(
+                            text("SELECT 1 FROM tables WHERE id = :t"), {"t": table_id}
+                        ).first()
+                    ):
+                        return None
+                else:  # free, lapsed or ours: taken, after the old owner's write under way
+                    taken = connection.execute(
+                        text(
+                            f"UPDATE leases SET node = :me, expires = {NOW} + :ttl "
+                            f"WHERE table_id = :t AND (node = :me OR node IS NULL "
+                            f"OR expires < {NOW}) RETURNING table_id"
+                        ),
+                        {"t": table_id, "me": self.node, "ttl": LEASE},
+                    ).first()
             if taken is not None:
                 return self.node
-            row = connection.execute(
-                text(f"SELECT node, expires > {NOW} AS live FROM leases WHERE table_id = :t"),
-                {"t": table_id},
-            ).first()
-        if row is None:
-            return None
-        return str(row.node) if row.node is not None and row.live else None
+        raise LeaseBusy(table_id)
 
     def acquire_many(self, table_ids: list[str]) -> set[str]:
         """Take the leases of those of ``table_ids`` that are free or lapsed (or never had
@@ -186,4 +212,4 @@ def fence(connection: Connection, node: str, table_ids: Iterable[str]) -> set[st
     return set(wanted) - held
 
 
-__all__ = ["LEASE", "NOW", "RENEW", "SCAN", "Leases", "fence", "share"]
+__all__ = ["LEASE", "NOW", "RENEW", "SCAN", "LeaseBusy", "Leases", "fence", "share"]

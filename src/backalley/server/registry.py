@@ -39,8 +39,10 @@ class Tables:
         self._rating: set[asyncio.Task[int]] = set()
         self.cluster: Cluster | None = None  #: set on a node of several
         self._loading: dict[str, asyncio.Future[Table | None]] = {}  #: being adopted
-        #: tables being made or taken here, whose lease is stored before they are held
+        #: tables being made here (their ids not known yet), and tables being taken, whose
+        #: leases are stored before they are held
         self._making = 0
+        self._taking: dict[str, int] = {}
         self._held_at: dict[str, float] = {}  #: when each table came to be held here
 
     def _ended(self) -> None:
@@ -81,14 +83,25 @@ class Tables:
             return self._hold(await Table.rematch_of(old))
 
     @contextlib.contextmanager
-    def taking(self) -> Iterator[None]:
-        """A table is being made or taken here: its lease may be stored before it is held,
-        and is not one to let go meanwhile (:meth:`check_held`)."""
-        self._making += 1
+    def taking(self, *table_ids: str) -> Iterator[None]:
+        """Tables ``table_ids`` are being taken here (none: a table is being made): their
+        leases may be stored before they are held, and are not ones to let go meanwhile
+        (:meth:`check_held`)."""
+        self._making += not table_ids
+        for table_id in table_ids:
+            self._taking[table_id] = self._taking.get(table_id, 0) + 1
         try:
             yield
         finally:
-            self._making -= 1
+            self._making -= not table_ids
+            for table_id in table_ids:
+                self._taking[table_id] -= 1
+                if not self._taking[table_id]:
+                    del self._taking[table_id]
+
+    def loading(self) -> bool:
+        """Whether a table is being rebuilt here now."""
+        return bool(self._loading)
 
     def _hold(self, table: Table) -> Table:
         table.spawn = self._rematch
@@ -202,7 +215,7 @@ class Tables:
                 self.lose(table_id)
         if self._making:
             return
-        for table_id in leased - set(self.tables) - set(self._loading):
+        for table_id in leased - set(self.tables) - set(self._loading) - set(self._taking):
             assert self.cluster is not None
             self.cluster.hold(
                 asyncio.ensure_future(asyncio.to_thread(self.cluster.leases.release, table_id))

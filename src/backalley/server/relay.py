@@ -45,6 +45,11 @@ HTTP_WAIT = 60.0  #: seconds an edge waits for the owner's answer (a review may 
 CALL_WAIT = 15.0  #: seconds an edge waits for a table's method run by its owner
 QUEUE = 2000  #: frames that may wait for a slow reader at the edge before it is dropped
 UNREACHABLE = N_("the server holding this table cannot be reached just now: try again shortly")
+NO_ANSWER = N_(
+    "the server holding this table did not answer: the request may or may not have been "
+    "carried out; look at the table before trying again"
+)
+BODY_WAIT = 10.0  #: seconds a forwarded request's body has to arrive (as at the owner)
 #: The methods of a table another node may call (account routes that change several tables).
 CALLS = ("leave_seat", "claim_seat")
 
@@ -126,8 +131,13 @@ class OwnerTunnel:
             closing = {"code": message.get("code", 1000), "reason": message.get("reason") or ""}
             self.relay.to(self.edge, "ws_close", self.cid, json.dumps(closing).encode())
 
-    def gone(self) -> None:
-        """The client, or its edge, is gone: the app sees a disconnect."""
+    def gone(self, tell: bool = False) -> None:
+        """The client, or its edge, is gone: the app sees a disconnect. ``tell``: the edge
+        only seems gone (its heartbeat late, or a message that reached nobody), so it is
+        told to close the client too, which reconnects."""
+        if tell and not self.closed:
+            closing = {"code": protocol.CLOSE_MOVED, "reason": "the table's server lost you"}
+            self.relay.to(self.edge, "ws_close", self.cid, json.dumps(closing).encode())
         self.closed = True
         self.inbox.put_nowait({"type": "websocket.disconnect", "code": 1001})
 
@@ -161,19 +171,27 @@ class Relay:
         """Serve an HTTP request for a table ``owner`` holds: its body read here, the request
         run there, the answer sent back whole."""
         body, more = b"", True
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(10):
+        try:
+            async with asyncio.timeout(BODY_WAIT):
                 while more and len(body) <= protocol.MAX_FRAME:  # the owner refuses longer
                     message = await receive()
                     if message["type"] == "http.disconnect":
                         return
                     body += message.get("body", b"")
                     more = message.get("more_body", False)
+        except TimeoutError:
+            late = TableError(
+                "too_slow",
+                N_("the request's body did not come within {seconds} s"),
+                seconds=int(BODY_WAIT),
+            )
+            await _refuse_http(scope, send, late, 408)
+            return
         packed = {"scope": pack_scope(scope), "body": base64.b64encode(body).decode()}
         try:
             answer = await self._ask(owner, "http", packed, HTTP_WAIT)
         except TableError as error:
-            await _refuse_http(scope, send, error)
+            await _refuse_http(scope, send, error, 503 if error.code == "unreachable" else 504)
             return
         headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer["headers"]]
         await send({"type": "http.response.start", "status": answer["status"], "headers": headers})
@@ -194,10 +212,12 @@ class Relay:
     async def _ask(
         self, owner: str, kind: str, packed: dict[str, Any], wait: float
     ) -> dict[str, Any]:
-        """Send ``packed`` to ``owner`` and wait for its answer.
+        """Send ``packed`` to ``owner`` and wait for its answer. The owner does not run it
+        once ``wait`` seconds are past (by its clock: a request stuck in a queue meanwhile).
 
-        :raises TableError: ``unreachable`` when Redis or the owner is gone, or no answer
-            came within ``wait`` seconds.
+        :raises TableError: ``unreachable`` when Redis is away (nothing was sent), or
+            ``no_answer`` when the owner went, or did not answer within ``wait`` seconds:
+            the request may or may not have been carried out.
         """
         if not self.cluster.available:
             raise TableError("unreachable", UNREACHABLE)
@@ -205,13 +225,25 @@ class Relay:
         answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[rid] = (owner, answer)
         try:
+            packed["until"] = time.time() + wait
             self.to(owner, kind, rid, json.dumps(packed).encode())
             async with asyncio.timeout(wait):
                 return await answer
         except (TimeoutError, ConnectionError):
-            raise TableError("unreachable", UNREACHABLE) from None
+            raise TableError("no_answer", NO_ANSWER) from None
         finally:
             self.waiting.pop(rid, None)
+
+    async def refuse(self, scope: Scope, receive: Receive, send: Send, error: TableError) -> None:
+        """Answer a request or WebSocket for a table that cannot be served now (503, or a
+        WebSocket closed with CLOSE_UNREACHABLE: try again later)."""
+        if scope["type"] == "http":
+            await _refuse_http(scope, send, error, 503)
+            return
+        if (await receive())["type"] == "websocket.connect":
+            await send({"type": "websocket.accept"})
+            await send({"type": "websocket.close", "code": protocol.CLOSE_UNREACHABLE,
+                        "reason": "the table cannot be served just now"})  # fmt: skip
 
     async def forward_websocket(
         self, scope: Scope, receive: Receive, send: Send, owner: str, table_id: str
@@ -240,9 +272,9 @@ class Relay:
                     self.to(owner, "ws_in", cid, message["text"].encode())
                 else:
                     self.to(owner, "ws_bin", cid, message.get("bytes") or b"")
-        finally:
-            if not tunnel.closing:
-                self.to(owner, "ws_gone", cid, b"")
+        finally:  # the owner is told even when the close was this node's own (a slow
+            # reader, the owner gone): a tunnel it does not know is nothing to it
+            self.to(owner, "ws_gone", cid, b"")
             tunnel.close(1000, "")
             self.edges.pop(cid, None)
             with contextlib.suppress(Exception):
@@ -312,7 +344,11 @@ class Relay:
         tunnel.task = asyncio.ensure_future(serve())
 
     async def _serve(self, kind: str, rid: str, edge: str, packed: dict[str, Any]) -> None:
-        """Run a request node ``edge`` forwarded, and send it the answer."""
+        """Run a request node ``edge`` forwarded, and send it the answer (none when it came
+        too late: the edge has answered its client already)."""
+        if time.time() > packed.get("until", float("inf")):
+            log.warning("a request forwarded by node %s came too late: not run", edge)
+            return
         if kind == "http":
             answer = await self._run_http(unpack_scope(packed["scope"], edge), packed["body"])
         else:
@@ -359,6 +395,11 @@ class Relay:
         except TableError as error:
             return {"error": {"code": error.code, "template": error.template,
                               "params": error.params}}  # fmt: skip
+        except Exception:
+            log.exception("table %s: %s for another node failed", packed["table"],
+                          packed["method"])  # fmt: skip
+            failed = N_("the server could not handle this request")
+            return {"error": {"code": "server_error", "template": failed, "params": {}}}
 
     # ------------------------------------------------------------------ endings
 
@@ -376,7 +417,7 @@ class Relay:
                 tunnel.close(protocol.CLOSE_MOVED, "the server holding the table is gone")
         for owned in list(self.owned.values()):
             if owned.edge == node:
-                owned.gone()
+                owned.gone(tell=True)
         for who, answer in list(self.waiting.values()):
             if who == node and not answer.done():
                 answer.set_exception(ConnectionError(f"node {node} is gone"))
@@ -387,16 +428,18 @@ class Relay:
             self.gone(node)
 
 
-async def _refuse_http(scope: Scope, send: Send, error: TableError) -> None:
-    """Answer an HTTP request with ``error`` (503), in the client's language."""
+async def _refuse_http(scope: Scope, send: Send, error: TableError, status: int) -> None:
+    """Answer an HTTP request with ``error`` and ``status``, in the client's language."""
     from starlette.requests import Request
 
     from backalley.server.requests import catalog_of
 
     request = Request(scope)
     body = json.dumps(protocol.error(error.code, explain_in(error, catalog_of(request)))).encode()
-    headers = [(b"content-type", b"application/json"), (b"retry-after", b"2")]
-    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    headers = [(b"content-type", b"application/json")]
+    if status == 503:
+        headers.append((b"retry-after", b"2"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

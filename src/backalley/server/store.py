@@ -406,14 +406,14 @@ class Store:
         """Run ``writes`` in one transaction: ``None``, or the database's error."""
         try:
             with self.engine.begin() as connection:
+                if self.node is not None:  # first: a stale writer changes no row at all
+                    lost = fence(connection, self.node, _fenced(writes) - _made(writes))
+                    if lost:
+                        raise LeaseLost(lost)
                 log = []
                 for rows in writes:
                     log += [row for op, row in rows if op == "event"]
                     _run(connection, [(op, row) for op, row in rows if op != "event"], self.node)
-                if self.node is not None:
-                    lost = fence(connection, self.node, _fenced(writes))
-                    if lost:
-                        raise LeaseLost(lost)
                 if log:
                     connection.execute(insert(events), log)
         except LeaseLost as error:
@@ -553,6 +553,11 @@ def _fenced(writes: list[Write]) -> set[str]:
         for operation, arguments in rows
         if operation in _FENCED
     }
+
+
+def _made(writes: list[Write]) -> set[str]:
+    """The tables ``writes`` make (with their first lease, this node's)."""
+    return {args["id"] for rows in writes for operation, args in rows if operation == "table"}
 
 
 def _table_of(operation: str, arguments: Any) -> str:

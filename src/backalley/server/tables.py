@@ -528,6 +528,9 @@ class Table(Records, Driver):
             self._join(client, since)
 
     def _join(self, client: Client, since: int | None) -> None:
+        if self.released:  # it came as the table moved: it comes back to the new owner
+            client.close(protocol.CLOSE_MOVED)
+            return
         seat = client.seat
         if seat is None:
             self.watchers.add(client)
