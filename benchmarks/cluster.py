@@ -158,13 +158,26 @@ def script(name: str) -> str:
     return done.stdout.strip()
 
 
+MADE: list[str] = []  #: the databases this run made, dropped at its end
+
+
 def fresh_database(postgres: str) -> str:
     name = "bench_" + uuid.uuid4().hex[:10]
+    MADE.append(name)
     admin = create_engine(postgres, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.execute(text(f"CREATE DATABASE {name}"))
     admin.dispose()
     return postgres.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_databases(postgres: str, names: list[str]) -> None:
+    """Drop the stages' databases."""
+    admin = create_engine(postgres, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        for name in names:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+    admin.dispose()
 
 
 def start_node(db: str, redis: str | None, node: str) -> tuple[subprocess.Popen[str], str]:
@@ -230,7 +243,8 @@ async def main(args: argparse.Namespace) -> None:
     console = Console()
     postgres, redis = script("postgres.sh"), script("redis.sh")
     rows = []
-    for label, link in (("one server, no Redis", None), ("one node", redis)):
+    singles = (("one server, no Redis", None), ("one node", redis))
+    for label, link in singles if not args.failover_only else ():
         single = [start_node(fresh_database(postgres), link, "solo")]
         row, _, tasks = await stage(single, args, console, label)
         rows.append(row)
@@ -264,6 +278,7 @@ async def main(args: argparse.Namespace) -> None:
     pair[1][0].terminate()
     pair[1][0].wait(60)
     show(console, rows, served, acted, len(victims), args.pace)
+    drop_databases(postgres, MADE)
 
 
 def show(
@@ -304,4 +319,7 @@ if __name__ == "__main__":
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--failover-only", action="store_true", help="only the two nodes and the failover"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -33,11 +33,13 @@ from backalley.cards import N_
 from backalley.server.leases import LEASE, RENEW, SCAN, LeaseBusy, Leases, share
 from backalley.server.relay import UNREACHABLE, Relay
 from backalley.server.settings import TableError
+from backalley.server.tables import Table
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from backalley.server.registry import Tables
+    from backalley.server.store import StoredTable
 
 log = logging.getLogger("backalley.server")
 
@@ -84,6 +86,8 @@ class Cluster:
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
         self._tasks: set[asyncio.Future[Any]] = set()
         self._looking: dict[str, asyncio.Future[str | None]] = {}  #: look-ups under way
+        #: the tables of nodes gone, read ahead while their leases lapse: when each was read
+        self._ready: dict[str, tuple[StoredTable, Table, float]] = {}
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
         self._renewed = time.monotonic()
         self._lobby = b""
@@ -209,7 +213,9 @@ class Cluster:
                     return self.node
             if owner not in self.relay.dead or time.monotonic() > deadline:
                 return owner
-            await asyncio.sleep(0.25)
+            # Its owner is gone: back when its lease has lapsed, to take it.
+            left = await asyncio.to_thread(self.leases.lapses_in, table_id)
+            await asyncio.sleep(min(left, LEASE) + 0.05)
 
     async def _keep(self) -> None:
         """Renew this node's leases; a table whose lease another node took is let go at once,
@@ -261,8 +267,12 @@ class Cluster:
                 async with at_once:
                     return await self.tables.adopt(table_id) is not None
 
-            adopted = await asyncio.gather(*(adopt(table_id) for table_id in sorted(mine)))
-        return sum(adopted)
+            started = time.monotonic()
+            adopted = sum(await asyncio.gather(*(adopt(table_id) for table_id in sorted(mine))))
+        if adopted:
+            log.warning("node %s: took %d tables nobody held, in %.2f s", self.node, adopted,
+                        time.monotonic() - started)  # fmt: skip
+        return adopted
 
     async def _nodes(self) -> set[str]:
         """The nodes up now: those with a heartbeat in Redis, else those holding a lease."""
@@ -369,6 +379,35 @@ class Cluster:
                 self.tables.rename_here(cid, payload.decode())
         else:
             self.relay.receive(kind, cid, sender, payload)
+
+    def prepare(self, node: str) -> None:
+        """Node ``node`` is gone: read and rebuild its tables while their leases lapse, so
+        that taking one is only a check that it did not change meanwhile (:meth:`ready`)."""
+        self.hold(asyncio.ensure_future(self._prepare(node)))
+
+    async def _prepare(self, node: str) -> None:
+        try:
+            table_ids = await asyncio.to_thread(self.leases.held_by, node)
+            for table_id in table_ids:
+                if node not in self.relay.dead or self.draining:
+                    return  # back after all
+                stored = await asyncio.to_thread(self.tables.store.load, table_id)
+                if stored is not None and table_id not in self.tables.tables:
+                    table = Table.load(stored, self.tables.store, self.tables.pool)
+                    self._ready[table_id] = (stored, table, time.monotonic())
+                await asyncio.sleep(0)  # the others' turn: this is only ahead of time
+        except Exception as error:
+            log.warning("node %s: node %s's tables not read ahead: %s", self.node, node, error)
+
+    async def ready(self, table_id: str) -> Table | None:
+        """``table_id`` as read ahead and rebuilt (:meth:`prepare`), if it has not changed
+        in the store since (else ``None``: it is read again)."""
+        found = self._ready.pop(table_id, None)
+        if found is None or time.monotonic() - found[2] > 60:
+            return None
+        stored, table, _ = found
+        now = await asyncio.to_thread(self.tables.store.fingerprint, table_id)
+        return table if now == stored.fingerprint() else None
 
     async def _check_taken(self, table_id: str) -> None:
         """Another node said it took ``table_id``, which is held here: let it go if the

@@ -27,8 +27,8 @@ from collections.abc import Iterable
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
-LEASE = 3.0  #: seconds a lease lasts after its last renewal
-RENEW = 0.75  #: seconds between a node's renewals of all its leases
+LEASE = 2.0  #: seconds a lease lasts after its last renewal
+RENEW = 0.5  #: seconds between a node's renewals of all its leases
 SCAN = 0.5  #: seconds between a node's looks for tables whose owner is gone
 
 NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
@@ -127,6 +127,28 @@ class Leases:
                 {"t": table_id},
             ).scalar()
         return None if node is None else str(node)
+
+    def held_by(self, node: str) -> list[str]:
+        """The unfinished tables whose live leases ``node`` holds."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                text(
+                    f"SELECT leases.table_id FROM leases JOIN tables ON tables.id = "
+                    f"leases.table_id WHERE leases.node = :n AND leases.expires > {NOW} "
+                    f"AND tables.status IN ('open', 'playing')"
+                ),
+                {"n": node},
+            )
+            return [row.table_id for row in rows]
+
+    def lapses_in(self, table_id: str) -> float:
+        """Seconds until ``table_id``'s lease lapses (0: it has, or there is none)."""
+        with self.engine.connect() as connection:
+            left = connection.execute(
+                text(f"SELECT expires - {NOW} FROM leases WHERE table_id = :t"),
+                {"t": table_id},
+            ).scalar()
+        return max(0.0, float(left or 0.0))
 
     def renew(self) -> set[str]:
         """Renew every lease this node holds: the ids of the tables it holds now (a lease

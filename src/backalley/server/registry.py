@@ -158,10 +158,14 @@ class Tables:
         loading: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()
         self._loading[table_id] = loading
         table = None
+        assert self.cluster is not None
         try:
-            stored = await asyncio.to_thread(self.store.load, table_id)
-            if stored is not None:
-                table = self._hold(Table.load(stored, self.store, self.pool))
+            table = await self.cluster.ready(table_id)  # read ahead: its owner died
+            if table is None:
+                stored = await asyncio.to_thread(self.store.load, table_id)
+                table = None if stored is None else Table.load(stored, self.store, self.pool)
+            if table is not None:
+                self._hold(table)
                 await table.resume()
         except Exception:
             log.exception("table %s could not be rebuilt from its log: let go", table_id)
@@ -172,7 +176,6 @@ class Tables:
         finally:
             del self._loading[table_id]
             loading.set_result(table)
-        assert self.cluster is not None
         if table is None:
             await asyncio.to_thread(self.cluster.leases.release, table_id)
         else:

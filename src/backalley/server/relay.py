@@ -411,6 +411,8 @@ class Relay:
 
     def gone(self, node: str) -> None:
         """Node ``node`` is gone: its tunnels end both ways, its answers will not come."""
+        if node not in self.dead:
+            self.cluster.prepare(node)
         self.dead[node] = time.monotonic()
         for tunnel in list(self.edges.values()):
             if tunnel.owner == node:

@@ -266,6 +266,12 @@ class StoredTable:
     away_at: list[float | None] = field(default_factory=list)  #: per seat, see ``seats``
     account_ids: list[str | None] = field(default_factory=list)  #: per seat, see ``seats``
 
+    def fingerprint(self) -> tuple[Any, ...]:
+        """:meth:`Store.fingerprint` of the table as it was loaded."""
+        last = self.events[-1].seq if self.events else None
+        seats_ = list(zip(self.token_hashes, self.away_at, self.account_ids, strict=True))
+        return self.status, last, seats_
+
 
 Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
 
@@ -490,6 +496,24 @@ class Store:
             away_at=[s.away_at for s in seat_rows],
             account_ids=[s.account_id for s in seat_rows],
         )
+
+    def fingerprint(self, table_id: str) -> tuple[Any, ...]:
+        """What :meth:`load` would read of ``table_id`` that may change, in short: its
+        status, its log's last version, and its seats (to tell a copy loaded earlier from
+        the table as stored now)."""
+        with self.engine.connect() as connection:
+            status = connection.execute(
+                select(tables.c.status).where(tables.c.id == table_id)
+            ).scalar()
+            last = connection.execute(
+                select(events.c.seq).where(events.c.table_id == table_id)
+                .order_by(events.c.seq.desc()).limit(1)
+            ).scalar()  # fmt: skip
+            seat_rows = connection.execute(
+                select(seats.c.token_hash, seats.c.away_at, seats.c.account_id)
+                .where(seats.c.table_id == table_id).order_by(seats.c.seat)
+            ).all()  # fmt: skip
+        return status, last, [tuple(row) for row in seat_rows]
 
     def rename(self, account_id: str, name: str) -> None:
         """Show every seat ``account_id`` held under ``name`` (a deleted account's games):
