@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import random
 import shutil
 import socket
@@ -443,3 +444,35 @@ def _only_table(url: str) -> str:
         table_id = connection.execute(text("SELECT id FROM tables")).scalar_one()
     engine.dispose()
     return str(table_id)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--redis", "redis://localhost:1/0"], "several nodes share one PostgreSQL database"),
+        (["--node-id", "a"], "--node-id names a node of several: give --redis too"),
+    ],
+)
+def test_serve_refuses_nodes_without_what_they_share(
+    arguments: list[str], said: str, tmp_path: Path
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley", "serve", "--db", f"sqlite:///{tmp_path}/x.db",
+         "--port", "0", *arguments],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "LANGUAGE": "en"},
+    )  # fmt: skip
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not (tmp_path / "x.db").exists()  # refused before anything was made
+
+
+def test_a_second_process_under_a_live_nodes_id_refuses_to_start(nodes: list[Server]) -> None:
+    first = nodes[0]
+    second = subprocess.run(
+        [sys.executable, "-m", "backalley", "serve", "--db", first.url, "--redis", REDIS or "",
+         "--node-id", "n0", "--port", "0", "--workers", "1"],
+        capture_output=True, text=True, timeout=60, env={**os.environ, "LANGUAGE": "en"},
+    )  # fmt: skip
+    assert second.returncode != 0
+    assert "another node runs as n0" in second.stdout + second.stderr
+    assert first.process.poll() is None  # the live one goes on
+    assert http(first.base, "GET", "/api/lobby")[0] == 200

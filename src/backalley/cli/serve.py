@@ -34,6 +34,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     "--db postgresql://user:password@host/database"
                 )
             )
+        import importlib.util
+
+        if importlib.util.find_spec("redis") is None:
+            raise UsageError(
+                _("several nodes need the redis package: pip install 'backalley[cluster]'")
+            )
         from backalley.server.cluster import default_node_id
 
         node = args.node_id or default_node_id()

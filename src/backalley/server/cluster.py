@@ -45,6 +45,7 @@ log = logging.getLogger("backalley.server")
 
 ALIVE = 3  #: seconds a node's heartbeat key outlives its last beat
 BEAT = 1.0  #: seconds between heartbeats (and lobby snapshots)
+SWEEP = 120  #: renewals between two sweeps of the finished tables nobody is at (a minute)
 ADOPTING = 8  #: tables rebuilt at once when a node takes many (their logs read meanwhile)
 PARTIAL = N_("tables held by the other servers cannot be listed just now")
 
@@ -220,6 +221,7 @@ class Cluster:
     async def _keep(self) -> None:
         """Renew this node's leases; a table whose lease another node took is let go at once,
         and every table once the leases may have lapsed (the database out of reach)."""
+        rounds = 0
         while True:
             started = time.monotonic()
             try:
@@ -232,6 +234,9 @@ class Cluster:
             else:
                 self._renewed = started
                 try:
+                    rounds += 1
+                    if rounds % SWEEP == 0:  # finished tables nobody is at: leases go too
+                        self.tables.sweep()
                     self.tables.check_held(held, started)
                 except Exception:
                     log.exception("node %s: its tables could not be checked", self.node)
