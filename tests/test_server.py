@@ -486,23 +486,27 @@ def allowed_cards(record: dict[str, Any], log: dict[int, dict[str, Any]]) -> Any
     return allowed
 
 
-def test_no_message_holds_a_card_its_receiver_may_not_see_over_50_games(server: Server) -> None:
-    rng = random.Random(2026)
+def leak_test(maker: str, player: str, games: int, seed: int, most_deals: int = 3) -> int:
+    """Play ``games`` random games made on the server at ``maker`` through the one at
+    ``player`` (every preset, random hand sizes), a spectator watching each, and check that
+    no message any of them was sent holds a card its receiver may not see at its version:
+    the card mentions checked."""
+    rng = random.Random(seed)
 
     async def one_game(number: int) -> tuple[dict[str, Any], list[Seat], Seat]:
         preset = ("standard", "classic", "classic3")[number % 3]
-        sizes = [rng.randint(1, 13) for _ in range(rng.randint(1, 3))]
-        table, tokens = new_table(server.base, rules=preset, hand_sizes=sizes)
+        sizes = [rng.randint(1, 13) for _ in range(rng.randint(1, most_deals))]
+        table, tokens = new_table(maker, rules=preset, hand_sizes=sizes)
         watch = table["watch"]["code"]
-        async with Seat.connect(server.base, table["id"], watch=watch, since=0) as watcher:
-            seats = await play_game(server.base, table, tokens, seed=number)
+        async with Seat.connect(player, table["id"], watch=watch, since=0) as watcher:
+            seats = await play_game(player, table, tokens, seed=number)
             await watcher.until(lambda s: s.over)
         return table, seats, watcher
 
     checked = 0
-    for number in range(50):
+    for number in range(games):
         table, seats, watcher = run(one_game(number))
-        record = finished_record(server.base, table["id"])
+        record = finished_record(player, table["id"])
         # The whole public log: what the spectator was sent on joining, then live.
         log = {e["version"]: e for e in watcher.messages[0]["events"]}
         log |= {m["version"]: m["event"] for m in watcher.messages if m["type"] == "event"}
@@ -514,6 +518,11 @@ def test_no_message_holds_a_card_its_receiver_may_not_see_over_50_games(server: 
                 checked += len(shown)
         own = {c for m in seats[0].messages for c in cards_in(m.get("view", {}).get("hand"))}
         assert own  # the test sees cards at all: each seat's own hand reaches it
+    return checked
+
+
+def test_no_message_holds_a_card_its_receiver_may_not_see_over_50_games(server: Server) -> None:
+    checked = leak_test(server.base, server.base, 50, seed=2026)
     assert checked > 10_000
     print(f"leak test: {checked} card mentions in every message of 50 games checked")
 
