@@ -365,11 +365,11 @@ def create_app(
         finally:
             if warming is not None:
                 warming.cancel()
-            if tables.cluster is not None:
-                await tables.cluster.stop()
             tables.stop()
             pool.close()
-            store.close()
+            store.close()  # every write under way stored, and no more
+            if tables.cluster is not None:  # then its leases go: the others take its tables
+                await tables.cluster.stop()
 
     routes = [
         Route("/", page),

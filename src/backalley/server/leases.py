@@ -182,6 +182,15 @@ class Leases:
                     {"t": table_id, "me": self.node},
                 )
 
+    def release_all(self) -> int:
+        """Let go of every lease this node holds (it stops, and writes no more): how many."""
+        with self.engine.begin() as connection:
+            let_go = connection.execute(
+                text("UPDATE leases SET node = NULL, expires = 0 WHERE node = :me"),
+                {"me": self.node},
+            )
+            return int(let_go.rowcount)
+
     def orphans(self, limit: int = 500) -> list[str]:
         """Unfinished tables nobody holds: their owner's lease lapsed or was let go, or they
         never had one (a database a single node used before). The leases of finished tables

@@ -89,7 +89,11 @@ async def table_socket(socket: WebSocket) -> None:
     """A table's WebSocket: ``hello`` first, then actions, claims and chat (docs/protocol.md)."""
     await socket.accept()
     tables: Tables = socket.app.state.tables
-    table = await tables.get(socket.path_params["table_id"])
+    try:
+        table = await tables.get(socket.path_params["table_id"])
+    except TableError:  # another node holds it now (it moved as the client came)
+        await socket.close(protocol.CLOSE_MOVED, "the table moved to another server")
+        return
     if table is None:
         await socket.close(protocol.CLOSE_NO_TABLE, "no such table")
         return
