@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
 from backalley.server.client import Seat, create_table, take_seat
 from backalley.server.client import request as http
 from server_support import (
+    POSTGRES,
     REDIS,
     REDIS_MISSING,
     Server,
@@ -454,3 +455,49 @@ def test_a_second_process_under_a_live_nodes_id_refuses_to_start(nodes: list[Ser
     assert "another node runs as n0" in second.stdout + second.stderr
     assert first.process.poll() is None  # the live one goes on
     assert http(first.base, "GET", "/api/lobby")[0] == 200
+
+
+def test_the_database_refusing_the_nodes_for_five_seconds_loses_nothing(
+    nodes: list[Server],
+) -> None:
+    """PostgreSQL refuses every node for five seconds mid-game: the owner cannot renew its
+    lease, lets the table go, and it is taken again once the database is back; the clients,
+    on the owner and on another node, come back and finish the game with every acknowledged
+    action stored once."""
+    from test_server_faults import admin
+
+    owner = nodes[0]
+    bases = [n.base for n in nodes[:2]]
+    table, tokens = _table_through(bases, hand_sizes=[4, 3])
+    players = [
+        Roamer(bases[s % 2 :] + bases[: s % 2], table["id"], token=tokens[s], seed=s)
+        for s in range(4)
+    ]
+    name = owner.url.rsplit("/", 1)[1]
+    before: list[Any] = []
+
+    async def outage() -> None:
+        while sum(len(p.acked) for p in players) < 6:
+            await asyncio.sleep(0.02)
+        before.extend(await asyncio.to_thread(stored_log, owner.url, table["id"]))
+        await asyncio.to_thread(
+            admin, POSTGRES or "",
+            f"ALTER DATABASE {name} ALLOW_CONNECTIONS false",
+            f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'",
+        )  # fmt: skip
+        await asyncio.sleep(5)
+        await asyncio.to_thread(
+            admin, POSTGRES or "", f"ALTER DATABASE {name} ALLOW_CONNECTIONS true"
+        )
+
+    async def scenario() -> None:
+        await asyncio.gather(outage(), *(p.run() for p in players))
+
+    run(scenario())
+    assert all(p.over for p in players)
+    assert sum(p.sessions for p in players) > 4  # the table was let go and taken again
+    _check_log(owner.url, table["id"], before, players)
+    _verify(finished_record(nodes[1].base, table["id"]))
+    assert all(n.process.poll() is None for n in nodes)
+    for node in nodes:  # the outage is said in a line or two, never as a failure
+        assert "Traceback" not in "".join(node.output), "".join(node.output)[-3000:]

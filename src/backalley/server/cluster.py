@@ -195,7 +195,10 @@ class Cluster:
             return self.node
         if self.draining:
             for _ in range(60):
-                owner = await asyncio.to_thread(self.leases.owner, table_id)
+                try:
+                    owner = await asyncio.to_thread(self.leases.owner, table_id)
+                except Exception:
+                    raise TableError("unreachable", UNREACHABLE) from None
                 if owner is not None and owner != self.node:
                     return owner
                 await asyncio.sleep(0.05)
@@ -214,7 +217,10 @@ class Cluster:
             with self.tables.taking(table_id):
                 try:
                     owner = await asyncio.to_thread(self.leases.acquire, table_id)
-                except LeaseBusy:
+                except Exception as error:  # in flux, or the database out of reach
+                    if not isinstance(error, LeaseBusy):
+                        log.warning("node %s: table %s not looked up: %s", self.node,
+                                    table_id, str(error).splitlines()[0])  # fmt: skip
                     raise TableError("unreachable", UNREACHABLE) from None
                 if owner == self.node:
                     if await self.tables.adopt(table_id) is None:  # its log, not read now
