@@ -220,8 +220,16 @@ class BotPool:
         await self._run(_warm_up, key="", kind=REVIEW)
 
     def close(self) -> None:
-        """Stop the workers (a decision under way is dropped)."""
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        """Stop the workers: a decision under way is dropped, and so is the solver's first
+        compilation (a minute on a new machine, which a stopping server does not wait for:
+        it is made again, or loaded from numba's cache, at the next start)."""
+        running = getattr(self.executor, "_processes", None) or {}  # a process pool's workers
+        processes = list(running.values())
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(5)
 
 
 __all__ = ["JOBS_PER_WORKER", "BotPool", "FairShare"]
