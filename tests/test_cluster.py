@@ -39,6 +39,8 @@ from server_support import (
 )
 from test_server import leak_test, play_game
 
+pytestmark = pytest.mark.cluster
+
 #: errors a client sends its action again for, after a moment (the table is moving)
 TRANSIENT = ("moved", "unreachable", "not_stored", "recovering")
 

@@ -21,6 +21,8 @@ from backalley.server.client import request as http
 from server_support import REDIS, REDIS_MISSING, Server, database, run, stored_log
 from test_cluster import Roamer, _check_log, _verify
 
+pytestmark = pytest.mark.cluster
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 
 
