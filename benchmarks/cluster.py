@@ -37,7 +37,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from backalley.server.client import create_table, take_seat
+from server import Stats, cpu_seconds  # benchmarks/server.py: one node's own benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 FAILOVER_GOAL = 5.0
@@ -56,21 +57,13 @@ SENDING: set[asyncio.Future[None]] = set()  #: actions on their way, held until 
 
 
 @dataclass
-class Stats:
-    latencies: list[float] = field(default_factory=list)
-    actions: int = 0
-    errors: int = 0
-    recording: bool = False
-
-
-@dataclass
 class Play:
-    """A table and its clients: the action in flight (sent at, seat), the latest version."""
+    """A table and its clients: the action in flight (sent at, seat), and the failover's
+    marks."""
 
     id: str
     tokens: list[str]
     pending: tuple[float, int] | None = None
-    version: int = 0
     next_id: int = 0
     first_after: float | None = None  #: when an event newer than ``mark`` first came
     served: float | None = None  #: when a client was first served again after ``mark``
@@ -145,11 +138,6 @@ def _send(ws: Any, message: dict[str, Any], play: Play, seat_no: int) -> None:
 
     SENDING.add(task := asyncio.ensure_future(send()))
     task.add_done_callback(SENDING.discard)
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def script(name: str) -> str:

@@ -9,6 +9,7 @@ import os
 import random
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -191,6 +192,25 @@ def stored_log(url: str, table_id: str) -> list[Any]:
             return list(rows)
     finally:
         engine.dispose()
+
+
+def free_port() -> int:
+    """A port on loopback that nothing listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[Any], why: Any = "") -> None:
+    """Wait until ``process`` listens on ``port`` (10 s at most, and while it runs; a failure
+    says ``why()`` when it is callable)."""
+    deadline = time.monotonic() + 10
+    while True:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        alive = process.poll() is None and time.monotonic() < deadline
+        assert alive, why() if callable(why) else why
+        time.sleep(0.05)
 
 
 def run(coroutine: Any) -> Any:

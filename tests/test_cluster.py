@@ -10,7 +10,6 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -32,10 +31,12 @@ from server_support import (
     Server,
     database,
     finished_record,
+    free_port,
     new_table,
     play_randomly,
     run,
     stored_log,
+    wait_for_port,
 )
 from test_server import leak_test, play_game
 
@@ -288,12 +289,6 @@ def test_lobby_chat_and_presence_cross_nodes(nodes: list[Server]) -> None:
     assert chat[0]["text"] == "hello from another node" and chat[0]["seat"] == 0
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def own_redis(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A Redis server of the test's own (the binary scripts/redis.sh installed), to stop."""
@@ -305,12 +300,7 @@ def own_redis(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
          "--dir", str(folder)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    deadline = time.monotonic() + 10
-    while True:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            break
-        assert time.monotonic() < deadline
-        time.sleep(0.05)
+    wait_for_port(port, process)
     try:
         yield process
     finally:
@@ -324,7 +314,7 @@ def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
     if not REDIS:
         pytest.skip(REDIS_MISSING)
     url = database("postgres", tmp_path, request)
-    port = _free_port()
+    port = free_port()
     redis_url = f"redis://127.0.0.1:{port}/0"
     with own_redis(port, tmp_path) as redis:
         owner = Server.start(url, redis=redis_url, node_id="a", workers=1)

@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import re
 import shutil
-import socket
 import ssl
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +16,16 @@ import pytest
 
 from backalley.server.client import create_table, take_seat
 from backalley.server.client import request as http
-from server_support import REDIS, REDIS_MISSING, Server, database, run, stored_log
+from server_support import (
+    REDIS,
+    REDIS_MISSING,
+    Server,
+    database,
+    free_port,
+    run,
+    stored_log,
+    wait_for_port,
+)
 from test_cluster import Roamer, _check_log, _verify
 
 pytestmark = pytest.mark.cluster
@@ -34,12 +41,6 @@ def _nginx_site() -> str:
     return found.group(1)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def proxy(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str, list[Server]]]:
     """Two nodes behind nginx with TLS, as docs/deploy.md sets them up: the proxy's address
@@ -51,7 +52,7 @@ def proxy(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str,
     if not REDIS:
         pytest.skip(REDIS_MISSING)
     url = database("postgres", tmp_path, request)
-    ports = [_free_port(), _free_port()]
+    ports = [free_port(), free_port()]
     nodes = [Server.start(url, port=p, redis=REDIS, node_id=f"n{p}", workers=1) for p in ports]
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(
@@ -59,7 +60,7 @@ def proxy(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str,
          "-out", str(cert), "-days", "1", "-subj", "/CN=localhost"],
         check=True, capture_output=True,
     )  # fmt: skip
-    tls, plain = _free_port(), _free_port()
+    tls, plain = free_port(), free_port()
     site = (
         _nginx_site()
         .replace("127.0.0.1:8001", f"127.0.0.1:{ports[0]}")
@@ -76,16 +77,7 @@ def proxy(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str,
         f"  proxy_temp_path {tmp_path}/proxy;\n{site}\n}}\n"
     )
     server = subprocess.Popen([nginx, "-c", str(conf), "-p", str(tmp_path)])
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", tls), 0.2).close()
-            break
-        except OSError:
-            assert server.poll() is None and time.monotonic() < deadline, (
-                tmp_path / "error.log"
-            ).read_text()
-            time.sleep(0.05)
+    wait_for_port(tls, server, lambda: (tmp_path / "error.log").read_text())
     yield f"https://localhost:{tls}", nodes
     server.terminate()
     server.wait(10)

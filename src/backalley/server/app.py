@@ -101,6 +101,8 @@ async def _refusals(request: Request, exc: Exception) -> Response:
     response = JSONResponse(answer, status_code=_STATUS.get(exc.code, 400))
     if exc.code in ("too_many", "too_many_guesses"):
         response.headers["retry-after"] = str(exc.params["seconds"])
+    elif exc.code == "unreachable":  # a node of several, out of reach a moment
+        response.headers["retry-after"] = "2"
     return response
 
 
@@ -437,15 +439,27 @@ class Forwarder:
         table_id = found.group(1)
         try:
             owner = await cluster.locate(table_id) if len(table_id) <= 16 else None
-        except TableError as error:  # the table cannot be served just now
-            await cluster.relay.refuse(scope, receive, send, error)
+            if owner is not None and owner != cluster.node:
+                if scope["type"] == "http":
+                    await cluster.relay.forward_http(scope, receive, send, owner)
+                else:
+                    await cluster.relay.forward_websocket(scope, receive, send, owner, table_id)
+                return
+        except TableError as error:  # the table cannot be served just now, nor forwarded
+            await _refuse(scope, receive, send, error)
             return
-        if owner is None or owner == cluster.node:  # here, or no such table: said here
-            await self.app(scope, receive, send)
-        elif scope["type"] == "http":
-            await cluster.relay.forward_http(scope, receive, send, owner)
-        else:
-            await cluster.relay.forward_websocket(scope, receive, send, owner, table_id)
+        await self.app(scope, receive, send)  # here, or no such table: said here
+
+
+async def _refuse(scope: Any, receive: Any, send: Any, error: TableError) -> None:
+    """Answer a request the Forwarder could not serve: an HTTP request as every refusal is
+    (:func:`_refusals`), a WebSocket closed with CLOSE_UNREACHABLE (try again later)."""
+    if scope["type"] == "http":
+        await (await _refusals(Request(scope), error))(scope, receive, send)
+    elif (await receive())["type"] == "websocket.connect":
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.close", "code": protocol.CLOSE_UNREACHABLE,
+                    "reason": "the table cannot be served just now"})  # fmt: skip
 
 
 class SecurityHeaders:

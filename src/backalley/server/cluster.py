@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from backalley.server.registry import Tables
-    from backalley.server.store import StoredTable
 
 log = logging.getLogger("backalley.server")
 
@@ -87,11 +86,11 @@ class Cluster:
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
         self._tasks: set[asyncio.Future[Any]] = set()
         self._looking: dict[str, asyncio.Future[str | None]] = {}  #: look-ups under way
-        #: the tables of nodes gone, read ahead while their leases lapse: when each was read
-        self._ready: dict[str, tuple[StoredTable, Table, float]] = {}
+        #: the tables of nodes gone, read ahead while their leases lapse: each as rebuilt,
+        #: what the store held of it then, and when
+        self._ready: dict[str, tuple[Table, tuple[Any, ...], float]] = {}
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
         self._renewed = time.monotonic()
-        self._lobby = b""
 
     def _key(self, kind: str, node: str | None = None) -> str:
         """This cluster's key of ``kind`` for ``node`` (this one's by default)."""
@@ -303,6 +302,10 @@ class Cluster:
             nodes |= await asyncio.to_thread(self.leases.live_nodes)
         return nodes
 
+    def forget(self, table_id: str, finished: bool = False) -> None:
+        """Let go of ``table_id``'s lease in the background (see :meth:`Leases.release`)."""
+        self.hold(asyncio.ensure_future(asyncio.to_thread(self.leases.release, table_id, finished)))
+
     def taken(self, table_id: str) -> None:
         """This node took ``table_id``: the others' clients of it reconnect here."""
         self._broadcast("taken", table_id, b"")
@@ -319,12 +322,14 @@ class Cluster:
     def send(self, node: str, kind: str, cid: str, payload: bytes) -> None:
         """Send a message to node ``node``, after those sent before it (one sender: Redis
         keeps their order)."""
-        frame = f"{kind}\n{cid}\n{self.node}\n".encode() + payload
-        self._outbox.put_nowait((self.inbox(node), frame, node))
+        self._outbox.put_nowait((self.inbox(node), self._frame(kind, cid, payload), node))
 
     def _broadcast(self, kind: str, cid: str, payload: bytes) -> None:
-        frame = f"{kind}\n{cid}\n{self.node}\n".encode() + payload
-        self._outbox.put_nowait((self.broadcast, frame, None))
+        self._outbox.put_nowait((self.broadcast, self._frame(kind, cid, payload), None))
+
+    def _frame(self, kind: str, cid: str, payload: bytes) -> bytes:
+        """A message as it crosses Redis: its kind, its id, its sender, then its payload."""
+        return f"{kind}\n{cid}\n{self.node}\n".encode() + payload
 
     async def _publish(self) -> None:
         """Send what waits, in order, many messages a round trip. A message that reached
@@ -413,7 +418,7 @@ class Cluster:
                 stored = await asyncio.to_thread(self.tables.store.load, table_id)
                 if stored is not None and table_id not in self.tables.tables:
                     table = Table.load(stored, self.tables.store, self.tables.pool)
-                    self._ready[table_id] = (stored, table, time.monotonic())
+                    self._ready[table_id] = (table, stored.fingerprint(), time.monotonic())
                 await asyncio.sleep(0)  # the others' turn: this is only ahead of time
         except Exception as error:
             log.warning("node %s: node %s's tables not read ahead: %s", self.node, node, error)
@@ -424,9 +429,9 @@ class Cluster:
         found = self._ready.pop(table_id, None)
         if found is None or time.monotonic() - found[2] > 60:
             return None
-        stored, table, _ = found
+        table, then, _ = found
         now = await asyncio.to_thread(self.tables.store.fingerprint, table_id)
-        return table if now == stored.fingerprint() else None
+        return table if now == then else None
 
     async def _check_taken(self, table_id: str) -> None:
         """Another node said it took ``table_id``, which is held here: let it go if the

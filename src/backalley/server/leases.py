@@ -4,9 +4,10 @@ database (docs/deploy.md).
 A table has at most one owner at a time: the node whose lease on it, a row of ``leases``,
 has not expired. Every time here is the database's clock (``clock_timestamp()``), never a
 node's, so that nodes whose clocks disagree still agree on who holds what. A lease is taken
-by compare-and-set (an insert that updates the row only where it is free, lapsed or already
-ours), renewed by its owner every :data:`RENEW` seconds, and lapses :data:`LEASE` seconds
-after its last renewal: a node killed outright loses its tables that long after.
+by compare-and-set (an update of the row only where it is free, lapsed or already ours, or
+the table's first row), renewed by its owner every :data:`RENEW` seconds, and lapses
+:data:`LEASE` seconds after its last renewal: a node killed outright loses its tables that
+long after.
 
 Every write of a table's log is fenced in its own transaction (:func:`fence`): it reads the
 table's lease with a share lock, and fails with :class:`~backalley.server.store.LeaseLost`
@@ -23,6 +24,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Iterable
+from typing import Any
 
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection, Engine
@@ -32,7 +34,8 @@ RENEW = 0.5  #: seconds between a node's renewals of all its leases
 SCAN = 0.5  #: seconds between a node's looks for tables whose owner is gone
 
 NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
-_LIVE = ("open", "playing")  #: the statuses of a table whose game goes on without anyone
+#: The statuses of a table whose game goes on without anyone, as SQL.
+_UNFINISHED = "('open', 'playing')"
 
 
 class LeaseBusy(Exception):
@@ -65,34 +68,15 @@ class Leases:
             if row is not None and row.live and row.node not in (None, self.node):
                 return str(row.node)
             with self.engine.begin() as connection:
-                if row is None:  # never leased: the table's first lease, if there is a table
-                    taken = connection.execute(
-                        text(
-                            f"INSERT INTO leases (table_id, node, expires) "
-                            f"SELECT id, CAST(:me AS VARCHAR(64)), {NOW} + :ttl "
-                            f"FROM tables WHERE id = :t "
-                            f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id"
-                        ),
-                        {"t": table_id, "me": self.node, "ttl": LEASE},
+                if _take(connection, self.node, [table_id]):
+                    return self.node
+                if (
+                    row is None
+                    and not connection.execute(
+                        text("SELECT 1 FROM tables WHERE id = :t"), {"t": table_id}
                     ).first()
-                    if (
-                        taken is None
-                        and not connection.execute(
-                            text("SELECT 1 FROM tables WHERE id = :t"), {"t": table_id}
-                        ).first()
-                    ):
-                        return None
-                else:  # free, lapsed or ours: taken, after the old owner's write under way
-                    taken = connection.execute(
-                        text(
-                            f"UPDATE leases SET node = :me, expires = {NOW} + :ttl "
-                            f"WHERE table_id = :t AND (node = :me OR node IS NULL "
-                            f"OR expires < {NOW}) RETURNING table_id"
-                        ),
-                        {"t": table_id, "me": self.node, "ttl": LEASE},
-                    ).first()
-            if taken is not None:
-                return self.node
+                ):
+                    return None
         raise LeaseBusy(table_id)
 
     def acquire_many(self, table_ids: list[str]) -> set[str]:
@@ -101,23 +85,7 @@ class Leases:
         if not table_ids:
             return set()
         with self.engine.begin() as connection:
-            taken = connection.execute(
-                text(
-                    f"UPDATE leases SET node = :me, expires = {NOW} + :ttl "
-                    f"WHERE table_id IN :ids AND (node IS NULL OR expires < {NOW}) "
-                    f"RETURNING table_id"
-                ).bindparams(bindparam("ids", expanding=True)),
-                {"ids": table_ids, "me": self.node, "ttl": LEASE},
-            ).all()
-            fresh = connection.execute(
-                text(
-                    f"INSERT INTO leases (table_id, node, expires) "
-                    f"SELECT id, :me, {NOW} + :ttl FROM tables WHERE id IN :ids "
-                    f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id"
-                ).bindparams(bindparam("ids", expanding=True)),
-                {"ids": table_ids, "me": self.node, "ttl": LEASE},
-            ).all()
-        return {row.table_id for row in (*taken, *fresh)}
+            return _take(connection, self.node, table_ids)
 
     def owner(self, table_id: str) -> str | None:
         """The node whose lease on ``table_id`` is live, or ``None``."""
@@ -135,7 +103,7 @@ class Leases:
                 text(
                     f"SELECT leases.table_id FROM leases JOIN tables ON tables.id = "
                     f"leases.table_id WHERE leases.node = :n AND leases.expires > {NOW} "
-                    f"AND tables.status IN ('open', 'playing')"
+                    f"AND tables.status IN {_UNFINISHED}"
                 ),
                 {"n": node},
             )
@@ -199,15 +167,15 @@ class Leases:
             connection.execute(
                 text(
                     f"DELETE FROM leases USING tables WHERE tables.id = leases.table_id "
-                    f"AND leases.expires < {NOW} AND tables.status NOT IN ('open', 'playing')"
+                    f"AND leases.expires < {NOW} AND tables.status NOT IN {_UNFINISHED}"
                 )
             )
             query = text(
                 f"SELECT tables.id FROM tables LEFT JOIN leases ON leases.table_id = tables.id "
-                f"WHERE tables.status IN :live AND (leases.table_id IS NULL "
+                f"WHERE tables.status IN {_UNFINISHED} AND (leases.table_id IS NULL "
                 f"OR leases.expires < {NOW}) LIMIT :n"
-            ).bindparams(bindparam("live", expanding=True))
-            rows = connection.execute(query, {"live": list(_LIVE), "n": limit})
+            )
+            rows = connection.execute(query, {"n": limit})
             return [row.id for row in rows]
 
     def live_nodes(self) -> set[str]:
@@ -229,6 +197,39 @@ def share(orphans: list[str], nodes: int) -> list[str]:
     return random.sample(orphans, min(len(orphans), part))
 
 
+def _take(connection: Connection, node: str, table_ids: list[str]) -> set[str]:
+    """Inside a transaction: take for ``node`` the leases of those of ``table_ids`` that are
+    free, lapsed or its own already, and the first lease of those that never had one (the
+    tables that exist): the ids taken. A live lease of another node's is not changed, nor
+    locked (an update whose condition fails locks no row)."""
+    ids: Any = bindparam("ids", expanding=True)
+    values = {"ids": table_ids, "me": node, "ttl": LEASE}
+    taken = connection.execute(
+        text(
+            f"UPDATE leases SET node = :me, expires = {NOW} + :ttl WHERE table_id IN :ids "
+            f"AND (node = :me OR node IS NULL OR expires < {NOW}) RETURNING table_id"
+        ).bindparams(ids),
+        values,
+    ).all()
+    first = connection.execute(
+        text(
+            f"INSERT INTO leases (table_id, node, expires) "
+            f"SELECT id, CAST(:me AS VARCHAR(64)), {NOW} + :ttl FROM tables WHERE id IN :ids "
+            f"ON CONFLICT (table_id) DO NOTHING RETURNING table_id"
+        ).bindparams(ids),
+        values,
+    ).all()
+    return {row.table_id for row in (*taken, *first)}
+
+
+def lease_new(connection: Connection, node: str, table_id: str) -> None:
+    """Inside the transaction that makes table ``table_id``: its first lease, ``node``'s."""
+    connection.execute(
+        text(f"INSERT INTO leases (table_id, node, expires) VALUES (:t, :me, {NOW} + :ttl)"),
+        {"t": table_id, "me": node, "ttl": LEASE},
+    )
+
+
 def fence(connection: Connection, node: str, table_ids: Iterable[str]) -> set[str]:
     """Inside a write's transaction: those of ``table_ids`` whose lease ``node`` does not
     hold now, the others locked (shared) until the transaction ends."""
@@ -243,4 +244,4 @@ def fence(connection: Connection, node: str, table_ids: Iterable[str]) -> set[st
     return set(wanted) - held
 
 
-__all__ = ["LEASE", "NOW", "RENEW", "SCAN", "LeaseBusy", "Leases", "fence", "share"]
+__all__ = ["LEASE", "RENEW", "SCAN", "LeaseBusy", "Leases", "fence", "lease_new", "share"]

@@ -66,7 +66,7 @@ class Tables:
                     await self.tables[table_id].resume()
             except Exception:
                 log.exception("table %s could not be rebuilt from its log: left out", table_id)
-                table = self.tables.pop(table_id, None)
+                table = self._drop(table_id)
                 if table is not None:
                     table.stop()
         return len(self.tables)
@@ -136,14 +136,14 @@ class Tables:
         for table_id, table in list(self.tables.items()):
             if table.status in ("finished", "ended") and not any(table._all_clients()):
                 table.stop()
-                del self.tables[table_id]
+                self._drop(table_id)
                 if self.cluster is not None:
-                    self._forget_lease(table_id)
+                    self.cluster.forget(table_id, finished=True)
 
-    def _forget_lease(self, table_id: str) -> None:
-        assert self.cluster is not None
-        work = asyncio.to_thread(self.cluster.leases.release, table_id, True)
-        self.cluster.hold(asyncio.ensure_future(work))
+    def _drop(self, table_id: str) -> Table | None:
+        """No longer hold ``table_id`` here: the table that was held, if one was."""
+        self._held_at.pop(table_id, None)
+        return self.tables.pop(table_id, None)
 
     # ------------------------------------------------------------------ a node of several
 
@@ -169,7 +169,7 @@ class Tables:
                 await table.resume()
         except Exception:
             log.exception("table %s could not be rebuilt from its log: let go", table_id)
-            dropped = self.tables.pop(table_id, None)
+            dropped = self._drop(table_id)
             if dropped is not None:
                 dropped.release()
             table = None
@@ -177,7 +177,7 @@ class Tables:
             del self._loading[table_id]
             loading.set_result(table)
         if table is None:
-            await asyncio.to_thread(self.cluster.leases.release, table_id)
+            self.cluster.forget(table_id)
         else:
             self.cluster.taken(table_id)
         return table
@@ -189,14 +189,13 @@ class Tables:
         if table is None:
             return
         assert self.cluster is not None
-        async with table.lock:
-            table.stop()
+        async with table.lock:  # no change can come meanwhile: it waits for the lock
             finished = table.status in ("finished", "ended")
             try:
                 await asyncio.to_thread(self.cluster.leases.release, table_id, finished)
             except Exception as error:  # it lapses by itself
                 log.warning("table %s: lease not let go (%s): it lapses", table_id, error)
-            self.tables.pop(table_id, None)
+            self._drop(table_id)
             table.release()
         self.cluster.let_go(table_id)
 
@@ -205,7 +204,7 @@ class Tables:
         lapsed): drop it here, its clients reconnect to its owner."""
         held = self.tables.get(table_id)
         if held is not None and (table is None or held is table):
-            del self.tables[table_id]
+            self._drop(table_id)
             log.warning("table %s: no longer held by this node: let go", table_id)
             held.release()
 
@@ -218,11 +217,9 @@ class Tables:
                 self.lose(table_id)
         if self._making:
             return
+        assert self.cluster is not None
         for table_id in leased - set(self.tables) - set(self._loading) - set(self._taking):
-            assert self.cluster is not None
-            self.cluster.hold(
-                asyncio.ensure_future(asyncio.to_thread(self.cluster.leases.release, table_id))
-            )
+            self.cluster.forget(table_id)
 
     def lobby(self) -> dict[str, list[dict[str, Any]]]:
         """The public tables: those waiting for players (oldest first: they have waited
@@ -253,11 +250,13 @@ class Tables:
 
         :raises TableError: the table's refusal, no such table, or its node unreachable.
         """
-        if self.cluster is not None:
+        if self.cluster is not None:  # found, and taken when nobody holds it, once
             owner = await self.cluster.locate(table_id)
             if owner is not None and owner != self.cluster.node:
                 return await self.cluster.relay.call(owner, table_id, method, *args)
-        table = await self.get(table_id)
+            table = self.tables.get(table_id)
+        else:
+            table = await self.get(table_id)
         if table is None:
             raise TableError("no_table", N_("there is no such table"))
         return await getattr(table, method)(*args)

@@ -28,8 +28,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from backalley.cards import N_
-from backalley.i18n import explain_in
 from backalley.server import protocol
+from backalley.server.requests import BODY_WAIT, too_slow
 from backalley.server.settings import TableError
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ NO_ANSWER = N_(
     "the server holding this table did not answer: the request may or may not have been "
     "carried out; look at the table before trying again"
 )
-BODY_WAIT = 10.0  #: seconds a forwarded request's body has to arrive (as at the owner)
 #: The methods of a table another node may call (account routes that change several tables).
 CALLS = ("leave_seat", "claim_seat")
 
@@ -169,7 +168,11 @@ class Relay:
 
     async def forward_http(self, scope: Scope, receive: Receive, send: Send, owner: str) -> None:
         """Serve an HTTP request for a table ``owner`` holds: its body read here, the request
-        run there, the answer sent back whole."""
+        run there, the answer sent back whole.
+
+        :raises TableError: ``too_slow`` (its body did not come), ``unreachable`` or
+            ``no_answer`` (see :meth:`_ask`); nothing was sent to the client.
+        """
         body, more = b"", True
         try:
             async with asyncio.timeout(BODY_WAIT):
@@ -180,19 +183,9 @@ class Relay:
                     body += message.get("body", b"")
                     more = message.get("more_body", False)
         except TimeoutError:
-            late = TableError(
-                "too_slow",
-                N_("the request's body did not come within {seconds} s"),
-                seconds=int(BODY_WAIT),
-            )
-            await _refuse_http(scope, send, late, 408)
-            return
+            raise too_slow() from None
         packed = {"scope": pack_scope(scope), "body": base64.b64encode(body).decode()}
-        try:
-            answer = await self._ask(owner, "http", packed, HTTP_WAIT)
-        except TableError as error:
-            await _refuse_http(scope, send, error, 503 if error.code == "unreachable" else 504)
-            return
+        answer = await self._ask(owner, "http", packed, HTTP_WAIT)
         headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer["headers"]]
         await send({"type": "http.response.start", "status": answer["status"], "headers": headers})
         await send({"type": "http.response.body", "body": base64.b64decode(answer["body"])})
@@ -234,29 +227,19 @@ class Relay:
         finally:
             self.waiting.pop(rid, None)
 
-    async def refuse(self, scope: Scope, receive: Receive, send: Send, error: TableError) -> None:
-        """Answer a request or WebSocket for a table that cannot be served now (503, or a
-        WebSocket closed with CLOSE_UNREACHABLE: try again later)."""
-        if scope["type"] == "http":
-            await _refuse_http(scope, send, error, 503)
-            return
-        if (await receive())["type"] == "websocket.connect":
-            await send({"type": "websocket.accept"})
-            await send({"type": "websocket.close", "code": protocol.CLOSE_UNREACHABLE,
-                        "reason": "the table cannot be served just now"})  # fmt: skip
-
     async def forward_websocket(
         self, scope: Scope, receive: Receive, send: Send, owner: str, table_id: str
     ) -> None:
         """Hold a client's WebSocket for a table ``owner`` holds: accepted here, its frames
-        passed on in order, the owner's frames and close passed back."""
+        passed on in order, the owner's frames and close passed back.
+
+        :raises TableError: ``unreachable`` when Redis is away (before anything is done).
+        """
+        if not self.cluster.available:
+            raise TableError("unreachable", UNREACHABLE)
         if (await receive())["type"] != "websocket.connect":
             return
         await send({"type": "websocket.accept"})
-        if not self.cluster.available:
-            await send({"type": "websocket.close", "code": protocol.CLOSE_UNREACHABLE,
-                        "reason": "the server holding this table cannot be reached"})  # fmt: skip
-            return
         cid = secrets.token_hex(8)
         tunnel = self.edges[cid] = EdgeTunnel(cid, owner, table_id)
         self.to(owner, "ws_open", cid, json.dumps(pack_scope(scope)).encode())
@@ -428,21 +411,6 @@ class Relay:
         """Redis is lost: every tunnel ends (its messages may have been lost with it)."""
         for node in self.peers():
             self.gone(node)
-
-
-async def _refuse_http(scope: Scope, send: Send, error: TableError, status: int) -> None:
-    """Answer an HTTP request with ``error`` and ``status``, in the client's language."""
-    from starlette.requests import Request
-
-    from backalley.server.requests import catalog_of
-
-    request = Request(scope)
-    body = json.dumps(protocol.error(error.code, explain_in(error, catalog_of(request)))).encode()
-    headers = [(b"content-type", b"application/json")]
-    if status == 503:
-        headers.append((b"retry-after", b"2"))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 __all__ = ["CALLS", "EdgeTunnel", "OwnerTunnel", "Relay", "pack_scope", "unpack_scope"]

@@ -34,11 +34,7 @@ async def body(request: Request) -> dict[str, Any]:
                 if len(body) > protocol.MAX_FRAME:
                     raise too_large
     except TimeoutError:
-        raise TableError(
-            "too_slow",
-            N_("the request's body did not come within {seconds} s"),
-            seconds=int(BODY_WAIT),
-        ) from None
+        raise too_slow() from None
     try:
         data = json.loads(body or b"{}")
     except (ValueError, RecursionError):
@@ -46,6 +42,13 @@ async def body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict) or not protocol.is_text(json.dumps(data, ensure_ascii=False)):
         raise TableError("bad_json", N_("the request must be one JSON object"))
     return data
+
+
+def too_slow() -> TableError:
+    """The refusal of a request whose body did not come within BODY_WAIT seconds."""
+    return TableError(
+        "too_slow", N_("the request's body did not come within {seconds} s"), seconds=int(BODY_WAIT)
+    )
 
 
 def catalog_of(request: Request) -> Any:
@@ -62,4 +65,4 @@ def bearer(request: Request) -> str | None:
     return header[7:].strip() if header.lower().startswith("bearer ") else None
 
 
-__all__ = ["BODY_WAIT", "bearer", "body", "catalog_of"]
+__all__ = ["BODY_WAIT", "bearer", "body", "catalog_of", "too_slow"]

@@ -40,7 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
-from backalley.server.leases import LEASE, NOW, fence
+from backalley.server.leases import fence, lease_new
 
 
 class StoreError(Exception):
@@ -565,14 +565,15 @@ def _events(rows: Any) -> Iterator[StoredEvent]:
 
 #: The writes of a table's own rows, each checked to come from the table's owner: its log,
 #: its seats, its status and its players. A finished game's figures (``stats``, ``claimed``)
-#: are not: they change no log, and its reviews may end after its owner let it go.
-_FENCED = ("event", "table", "seat", "seat_set", "status", "player")
+#: are not: they change no log, and its reviews may end after its owner let it go. Nor is a
+#: new table's row: its maker takes its first lease in the same transaction.
+_FENCED = ("event", "seat", "seat_set", "status", "player")
 
 
 def _fenced(writes: list[Write]) -> set[str]:
     """The tables whose rows ``writes`` change, that only their owner may change."""
     return {
-        _table_of(operation, arguments)
+        _table_of(arguments)
         for rows in writes
         for operation, arguments in rows
         if operation in _FENCED
@@ -584,10 +585,8 @@ def _made(writes: list[Write]) -> set[str]:
     return {args["id"] for rows in writes for operation, args in rows if operation == "table"}
 
 
-def _table_of(operation: str, arguments: Any) -> str:
+def _table_of(arguments: Any) -> str:
     """The table a write's row belongs to."""
-    if operation == "table":
-        return str(arguments["id"])
     if isinstance(arguments, dict):
         return str(arguments["table_id"])
     return str(arguments[0])
@@ -598,13 +597,7 @@ def _run(connection: Connection, rows: Write, node: str | None = None) -> None:
         if operation == "table":
             connection.execute(insert(tables).values(**arguments))
             if node is not None:  # a new table is its maker's
-                connection.execute(
-                    text(
-                        f"INSERT INTO leases (table_id, node, expires) "
-                        f"VALUES (:t, :me, {NOW} + :ttl)"
-                    ),
-                    {"t": arguments["id"], "me": node, "ttl": LEASE},
-                )
+                lease_new(connection, node, arguments["id"])
         elif operation == "seat":
             connection.execute(insert(seats).values(**arguments))
         elif operation == "seat_set":  # columns of one seat's row
