@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import re
@@ -249,6 +250,16 @@ def finished_record(base: str, table_id: str) -> dict[str, Any]:
     status, record = http(base, "GET", f"/api/tables/{table_id}/record")
     assert status == 200
     return dict(record)
+
+
+def assert_verified_finished(record: dict[str, Any]) -> None:
+    """``backalley verify`` (the command) accepts ``record``, a finished game."""
+    verdict = subprocess.run(
+        [sys.executable, "-m", "backalley", "verify", "-"],
+        input=json.dumps(record), capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert verdict.returncode == 0, verdict.stdout
+    assert json.loads(verdict.stdout)["finished"] is True
 
 
 def events_of(seat: Seat, kind: str) -> list[dict[str, Any]]:

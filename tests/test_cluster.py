@@ -29,6 +29,7 @@ from server_support import (
     REDIS,
     REDIS_MISSING,
     Server,
+    assert_verified_finished,
     database,
     finished_record,
     free_port,
@@ -144,15 +145,6 @@ class Roamer:
             await socket_.send(json.dumps(self.pending))
 
 
-def _verify(record: dict[str, Any]) -> None:
-    verdict = subprocess.run(
-        [sys.executable, "-m", "backalley", "verify", "-"],
-        input=json.dumps(record), capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert verdict.returncode == 0, verdict.stdout
-    assert json.loads(verdict.stdout)["finished"] is True
-
-
 def _check_log(url: str, table_id: str, before: list[Any], roamers: list[Roamer]) -> None:
     """The stored log holds what it held ``before`` as it was, every action the players
     were acknowledged at the version they were told, and none twice."""
@@ -198,7 +190,7 @@ def test_four_clients_on_three_nodes_play_on_after_the_owner_is_killed_mid_deal(
     # The owner's clients came back through another node; the others' tunnels to it ended.
     assert players[0].sessions >= 2 and watcher.sessions >= 2
     record = finished_record(second.base, table["id"])
-    _verify(record)
+    assert_verified_finished(record)
     _check_log(owner.url, table["id"], before, players)
     # The spectator saw every event once, in order, across the failover.
     assert watcher.versions == list(range(1, watcher.version + 1))
@@ -236,14 +228,14 @@ def test_a_node_told_to_stop_hands_its_tables_over_and_exits(nodes: list[Server]
     before = stored_log(owner.url, table["id"])
     run(scenario())
     assert owner.process.returncode == 0, "".join(owner.output)
-    _verify(finished_record(second.base, table["id"]))
+    assert_verified_finished(finished_record(second.base, table["id"]))
     _check_log(owner.url, table["id"], before, players)
     # The bots' table, with nobody connected to it, went on on another node by itself.
     deadline = time.monotonic() + 180
     while http(second.base, "GET", f"/api/tables/{bots['id']}")[1]["status"] != "finished":
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    _verify(finished_record(second.base, bots["id"]))
+    assert_verified_finished(finished_record(second.base, bots["id"]))
 
 
 def test_no_message_through_a_node_that_does_not_own_the_table_leaks_a_card(
@@ -356,7 +348,7 @@ def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
             assert resync["type"] == "resync" and resync["version"] == version
             assert [e["version"] for e in resync["events"]] == [version - 1, version]
             run(play_game(edge.base, table, tokens, seed=6))
-            _verify(finished_record(edge.base, table["id"]))
+            assert_verified_finished(finished_record(edge.base, table["id"]))
     finally:
         owner.stop()
         edge.stop()
@@ -491,7 +483,7 @@ def test_the_database_refusing_the_nodes_for_five_seconds_loses_nothing(
     assert all(p.over for p in players)
     assert sum(p.sessions for p in players) > 4  # the table was let go and taken again
     _check_log(owner.url, table["id"], before, players)
-    _verify(finished_record(nodes[1].base, table["id"]))
+    assert_verified_finished(finished_record(nodes[1].base, table["id"]))
     assert all(n.process.poll() is None for n in nodes)
     for node in nodes:  # the outage is said in a line or two, never as a failure
         assert "Traceback" not in "".join(node.output), "".join(node.output)[-3000:]

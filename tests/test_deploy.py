@@ -20,13 +20,14 @@ from server_support import (
     REDIS,
     REDIS_MISSING,
     Server,
+    assert_verified_finished,
     database,
     free_port,
     run,
     stored_log,
     wait_for_port,
 )
-from test_cluster import Roamer, _check_log, _verify
+from test_cluster import Roamer, _check_log
 
 pytestmark = pytest.mark.cluster
 
@@ -110,7 +111,7 @@ def test_a_game_through_nginx_with_tls_outlives_the_node_holding_its_table(
     run(scenario())
     assert all(p.over for p in players)
     assert sum(p.sessions for p in players) > 4  # some came back through the proxy
-    _verify(http(nodes[1].base, "GET", f"/api/tables/{table['id']}/record")[1])
+    assert_verified_finished(http(nodes[1].base, "GET", f"/api/tables/{table['id']}/record")[1])
     _check_log(owner.url, table["id"], before, players)  # type: ignore[arg-type]
     # The page itself, through the proxy, over TLS.
     import urllib.request

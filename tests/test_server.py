@@ -11,8 +11,6 @@ import json
 import random
 import re
 import sqlite3
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -33,6 +31,7 @@ from backalley.server.client import request as http
 from backalley.server.protocol import CLOSE_GUESSING, MAX_FRAME
 from server_support import (
     Server,
+    assert_verified_finished,
     database,
     finished_record,
     new_table,
@@ -698,12 +697,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
         run(finish_bots())
         for table in (people, bots):
             record = finished_record(server.base, table["id"])
-            verdict = subprocess.run(
-                [sys.executable, "-m", "backalley", "verify", "-"],
-                input=json.dumps(record), capture_output=True, text=True, check=False,
-            )  # fmt: skip
-            assert verdict.returncode == 0, verdict.stdout
-            assert json.loads(verdict.stdout)["finished"] is True
+            assert_verified_finished(record)
             first = before[table["id"]]["deals"][0]
             assert record["deals"][0]["play"][: len(first["play"])] == first["play"]
             assert record["deals"][0]["bids"][: len(first["bids"])] == first["bids"]
