@@ -50,8 +50,9 @@ def tmux_session(
 
 def wait_for(env: dict[str, str], name: str, text: str) -> str:
     """The screen of session ``name`` once it shows ``text`` (the first run on a machine
-    compiles the solver first: up to two minutes)."""
-    for _ in range(600):
+    compiles the solver first: up to two minutes, and more while the other tests load the
+    machine; a run stopped by Ctrl-C before it was done compiles it again)."""
+    for _ in range(1500):
         time.sleep(0.2)
         screen = tmux_do(env, "capture-pane", "-p", "-t", name)
         if text in screen:
