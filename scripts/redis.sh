@@ -16,9 +16,10 @@ fi
 if ! redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; then
   mkdir -p "$DIR"
   # Nothing is kept on disk: Redis only carries messages and short-lived keys between the
-  # nodes; PostgreSQL holds the truth.
+  # nodes; PostgreSQL holds the truth. The daemon must not keep the URL's pipe (fd 3) open:
+  # a caller reading it as `$(bash scripts/redis.sh)` would wait for it for ever.
   redis-server --port "$PORT" --bind 127.0.0.1 --daemonize yes --save "" --appendonly no \
-    --dir "$DIR" --logfile "$DIR/redis.log" --pidfile "$DIR/redis.pid" \
+    --dir "$DIR" --logfile "$DIR/redis.log" --pidfile "$DIR/redis.pid" 3>&- \
     || { echo "redis-server did not start" >&2; exit 1; }
   for _ in $(seq 40); do redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.25; done
   redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG \

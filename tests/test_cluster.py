@@ -300,6 +300,31 @@ def own_redis(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
         process.wait()
 
 
+def test_the_redis_script_starts_a_server_and_hands_back_its_url_at_once(tmp_path: Path) -> None:
+    """``test.sh`` reads the URL as ``$(bash scripts/redis.sh)``: the daemon it starts must
+    not hold that pipe open, or the caller waits for ever (as CI once did)."""
+    if not shutil.which("redis-server"):
+        pytest.skip(REDIS_MISSING)
+    port = free_port()
+    script = Path(__file__).parent.parent / "scripts" / "redis.sh"
+    env = {**os.environ, "REDIS_PORT": str(port), "REDIS_DIR": str(tmp_path)}
+    try:
+        done = subprocess.run(
+            ["bash", str(script)], capture_output=True, text=True, timeout=30, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"redis://localhost:{port}/0\n"
+        again = subprocess.run(  # one answers there already: the same URL, nothing started
+            ["bash", str(script)], capture_output=True, text=True, timeout=30, env=env
+        )
+        assert again.stdout == done.stdout
+    finally:
+        subprocess.run(["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True)
+    assert subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout != (
+        b"PONG\n"
+    )
+
+
 def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
     tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
