@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text as sa_text
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
 
@@ -424,6 +425,71 @@ def test_a_write_without_the_tables_lease_is_refused_and_stores_nothing(
     asyncio.run(scenario())
     log = stored_log(url, _only_table(url))
     assert [(r.seq, json.loads(r.data)) for r in log] == [(1, {}), (2, {"by": "b"})]
+
+
+def test_a_table_taken_back_after_its_lease_lapsed_is_kept_only_if_nobody_changed_it(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """A node that stalled past its lease and takes a table back keeps its copy only if no
+    other node changed the table meanwhile; else it rebuilds it from the log, and goes on
+    from there (its next write follows the other node's, not a stale version)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from backalley.server.bots import BotPool
+    from backalley.server.cluster import Cluster
+    from backalley.server.leases import Leases
+    from backalley.server.registry import Tables
+    from backalley.server.settings import Settings
+    from backalley.server.store import Store
+    from backalley.server.tables import Table
+
+    if not REDIS:
+        pytest.skip(REDIS_MISSING)
+    url = database("postgres", tmp_path, request)
+
+    def lapse(store: Store, table_id: str) -> None:  # as if its node had stalled that long
+        with store.engine.begin() as connection:
+            connection.execute(
+                sa_text("UPDATE leases SET expires = 0 WHERE table_id = :t"), {"t": table_id}
+            )
+
+    async def scenario() -> tuple[str, list[str]]:
+        store_a, store_b = Store(url, node="a"), Store(url, node="b")
+        pool = BotPool(1, executor=ThreadPoolExecutor(1))
+        tables = Tables(store_a, pool)
+        tables.cluster = Cluster("a", REDIS or "", tables)
+        try:
+            table, made = await tables.create(Settings(options={"hand_sizes": [1]}, pace=0))
+            invites, leases_a = made["invites"], Leases(store_a.engine, "a")
+            await table.take(0, invites[0], "Ann")
+            lapse(store_a, table.id)  # nobody took it meanwhile: the same copy goes on
+            assert leases_a.acquire_many([table.id]) == {table.id}
+            assert await tables.adopt(table.id) is table and not table.released
+            lapse(store_a, table.id)  # b takes it, seats Bea, and lets it go
+            assert Leases(store_b.engine, "b").acquire(table.id) == "b"
+            stored = await asyncio.to_thread(store_b.load, table.id)
+            assert stored is not None
+            elsewhere = Table.load(stored, store_b, pool)
+            await elsewhere.take(1, invites[1], "Bea")
+            Leases(store_b.engine, "b").release(table.id)
+            assert leases_a.acquire_many([table.id]) == {table.id}
+            fresh = await tables.adopt(table.id)
+            assert fresh is not None and fresh is not table and table.released
+            assert fresh.version == elsewhere.version == 2 and fresh.names[:2] == ["Ann", "Bea"]
+            await fresh.take(2, invites[2], "Cid")
+            return table.id, fresh.names[:3]
+        finally:
+            tables.stop()
+            pool.close()
+            store_a.close()
+            store_b.close()
+
+    table_id, names = asyncio.run(scenario())
+    assert names == ["Ann", "Bea", "Cid"]
+    log = stored_log(url, table_id)
+    assert [(r.seq, json.loads(r.data).get("name")) for r in log] == [
+        (1, "Ann"), (2, "Bea"), (3, "Cid")
+    ]  # fmt: skip
 
 
 def _only_table(url: str) -> str:

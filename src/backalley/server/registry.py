@@ -150,9 +150,20 @@ class Tables:
     async def adopt(self, table_id: str) -> Table | None:
         """Hold ``table_id``, whose lease this node has just taken: rebuilt from its log and
         going on (its driver started, a due deal dealt). ``None``, and the lease let go, when
-        there is no such table or it cannot be rebuilt."""
-        if table_id in self.tables:
-            return self.tables[table_id]
+        there is no such table or it cannot be rebuilt.
+
+        A table still held here whose lease had lapsed (this node stalled) may have been
+        changed meanwhile by a node that took it and let it go again: it is kept only if the
+        store holds it as it is here; else it is let go (its clients come back with ``since``)
+        and rebuilt from its log."""
+        held = self.tables.get(table_id)
+        if held is not None:
+            async with held.lock:  # no change of its own under way: memory is the log
+                as_stored = await asyncio.to_thread(self.store.fingerprint, table_id)
+                if as_stored == held.fingerprint():
+                    return held
+                log.warning("table %s: changed elsewhere while its lease lapsed", table_id)
+                self.lose(table_id, held)
         if table_id in self._loading:
             return await self._loading[table_id]
         loading: asyncio.Future[Table | None] = asyncio.get_running_loop().create_future()

@@ -276,6 +276,12 @@ class Table(Records, Driver):
             self._driver.cancel()
             self._driver = None
 
+    def fingerprint(self) -> tuple[Any, ...]:
+        """:meth:`Store.fingerprint` of the table as it is here (equal to the store's while
+        this node holds it and no change is under way)."""
+        seats_ = list(zip(self.token_hashes, self._away_at, self.accounts, strict=True))
+        return self.status, self.version or None, seats_
+
     def release(self) -> None:
         """Another node holds the table from now on: no change is taken here any more, the
         driver and the work scheduled stop, and every client is closed with CLOSE_MOVED,
