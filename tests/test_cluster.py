@@ -23,7 +23,7 @@ from sqlalchemy import text as sa_text
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
 
-from backalley.server.client import Seat, create_table, take_seat
+from backalley.server.client import Member, Seat, create_table, take_seat
 from backalley.server.client import request as http
 from server_support import (
     POSTGRES,
@@ -280,6 +280,16 @@ def test_lobby_chat_and_presence_cross_nodes(nodes: list[Server]) -> None:
     chat = [m["event"] for m in two.messages if m["type"] == "event" and
             m["event"]["kind"] == "chat"]  # fmt: skip
     assert chat[0]["text"] == "hello from another node" and chat[0]["seat"] == 0
+
+
+def test_an_addresss_limits_are_the_clusters_not_each_nodes(nodes: list[Server]) -> None:
+    """Sign-ins spread over three nodes are limited as on one (10 a minute in these tests):
+    each node takes from its own count what the others took."""
+    codes = []
+    for attempt in range(12):
+        codes.append(Member(nodes[attempt % 3].base).sign_in(f"N{attempt}", "whatever pw")[0])
+        time.sleep(0.05)  # the others are told within milliseconds
+    assert codes == [401] * 10 + [429, 429]
 
 
 @contextlib.contextmanager

@@ -345,12 +345,19 @@ def create_app(
             tables.cluster = app.state.cluster = Cluster(node, redis, tables)
             tables.cluster.relay.app = app
         app.state.accounts = Accounts(store)
-        app.state.sign_ins = Quota(sign_ins_per_minute / 60, sign_ins_per_minute)
-        app.state.wrong_names = Quota(WRONG_PER_NAME / 3600, WRONG_PER_NAME)
-        app.state.sign_ups = Quota(sign_ups_per_hour / 3600, sign_ups_per_hour)
-        app.state.quota = Quota(tables_per_minute / 60, tables_per_minute)
-        app.state.guesses = Quota(guesses_per_minute / 60, guesses_per_minute)
-        app.state.reviews = Quota(reviews_per_minute / 60, reviews_per_minute)
+        quotas = {
+            "sign_ins": Quota(sign_ins_per_minute / 60, sign_ins_per_minute),
+            "wrong_names": Quota(WRONG_PER_NAME / 3600, WRONG_PER_NAME),
+            "sign_ups": Quota(sign_ups_per_hour / 3600, sign_ups_per_hour),
+            "quota": Quota(tables_per_minute / 60, tables_per_minute),
+            "guesses": Quota(guesses_per_minute / 60, guesses_per_minute),
+            "reviews": Quota(reviews_per_minute / 60, reviews_per_minute),
+        }
+        for name, quota in quotas.items():
+            setattr(app.state, name, quota)
+            quota.name = name
+        if tables.cluster is not None:  # the limits are the cluster's, not each node's
+            tables.cluster.share_quotas(quotas)
         app.state.resumed = await tables.start()
         # What is alive now (modules, the resumed tables) lives as long as the server: out of
         # the garbage collector's full passes, which otherwise stall every table. Rarer

@@ -38,6 +38,7 @@ from backalley.server.tables import Table
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+    from backalley.server.limits import Quota
     from backalley.server.registry import Tables
 
 log = logging.getLogger("backalley.server")
@@ -90,6 +91,7 @@ class Cluster:
         #: what the store held of it then, and when
         self._ready: dict[str, tuple[Table, tuple[Any, ...], float]] = {}
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
+        self.quotas: dict[str, Quota] = {}  #: the limits shared with the other nodes
         self._renewed = time.monotonic()
 
     def _key(self, kind: str, node: str | None = None) -> str:
@@ -317,6 +319,16 @@ class Cluster:
     def renamed(self, account: str, name: str) -> None:
         self._broadcast("rename", account, name.encode())
 
+    def share_quotas(self, quotas: dict[str, Quota]) -> None:
+        """Make ``quotas`` (by name) the cluster's: one taken here is taken on every node.
+        While Redis is away each node keeps its own count."""
+        self.quotas = quotas
+        for quota in quotas.values():
+            quota.shared = self._spent
+
+    def _spent(self, quota: str, key: str) -> None:
+        self._broadcast("spend", quota, key.encode())
+
     # ------------------------------------------------------------------ Redis
 
     def send(self, node: str, kind: str, cid: str, payload: bytes) -> None:
@@ -398,6 +410,9 @@ class Cluster:
         elif kind == "free":
             if sender != self.node:
                 self._wake.set()
+        elif kind == "spend":
+            if sender != self.node and cid in self.quotas:
+                self.quotas[cid].spent(payload.decode())
         elif kind == "rename":
             if sender != self.node:
                 self.tables.rename_here(cid, payload.decode())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 
 from starlette.requests import Request
 from starlette.websockets import WebSocket
@@ -47,22 +48,40 @@ class Bucket:
 
 class Quota:
     """A token bucket per client address, for the requests that cost something: a bucket
-    full again is forgotten, so the map holds only the addresses now busy."""
+    full again is forgotten, so the map holds only the addresses now busy.
 
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
+    On a node of several, the quota is the cluster's: each one taken is told to the other
+    nodes (:attr:`shared`), which take it from their own bucket (:meth:`spent`), so that an
+    address spreading its requests over the nodes gets no more than from one."""
+
+    def __init__(self, rate: float, burst: int, name: str = "") -> None:
+        self.rate, self.burst, self.name = rate, burst, name
         self.buckets: dict[str, Bucket] = {}
+        #: tells the other nodes that one was taken here: ``shared(name, address)``
+        self.shared: Callable[[str, str], None] | None = None
+
+    def _bucket(self, address: str) -> Bucket:
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= 1000:
+                self._forget_full()
+            bucket = self.buckets[address] = Bucket(self.rate, self.burst)
+        return bucket
 
     def take(self, address: str) -> float:
         """Take one for ``address``: 0 if it may go ahead, else the seconds until it may."""
-        bucket = self.buckets.get(address)
-        if bucket is None:
-            bucket = self.buckets[address] = Bucket(self.rate, self.burst)
+        bucket = self._bucket(address)
         if bucket.take():
-            if len(self.buckets) > 1000:
-                self._forget_full()
+            if self.shared is not None:
+                self.shared(self.name, address)
             return 0.0
         return bucket.wait()
+
+    def spent(self, address: str) -> None:
+        """One was taken for ``address`` on another node: it is gone from here too."""
+        bucket = self._bucket(address)
+        now = time.monotonic()
+        bucket.tokens, bucket.at = max(0.0, bucket.level(now) - 1), now
 
     def wait(self, address: str) -> float:
         """The seconds until ``address`` may take one (0: now), without taking it."""
