@@ -13,6 +13,7 @@ from backalley.bots import BOTS, LEVELS, make_bot, play_game
 from backalley.bots.heuristic import HeuristicBot
 from backalley.bots.pimc import PimcBot
 from backalley.engine import BOARD, PASS, Deal, Game, bid_action
+from backalley.env.openspiel import OpenSpielPlayer
 from backalley.rules import Ruleset
 from support import cards, deal, game_of, play
 from test_properties import rulesets
@@ -45,8 +46,14 @@ def test_no_game_or_deal_is_reachable_from_a_view():
 @settings(max_examples=40, deadline=None)
 @given(rulesets(), st.integers(0, 2**32), st.sampled_from(sorted(BOTS)))
 def test_bots_always_act_legally(rules, seed, name):
-    # pimc with a small budget: tests/test_pimc.py tries its real settings.
-    bot = PimcBot(samples=2, seconds=0.02, nodes=2_000) if name == "pimc" else make_bot(name)
+    # The searching bots with a small budget (what they may play does not depend on it):
+    # tests/test_pimc.py and tests/test_env_openspiel.py try their real settings.
+    if name == "pimc":
+        bot = PimcBot(samples=2, seconds=0.02, nodes=2_000)
+    elif name.startswith("openspiel-"):
+        bot = OpenSpielPlayer(name.removeprefix("openspiel-"), simulations=10)
+    else:
+        bot = make_bot(name)
     game = play_game(Game(rules, seed=seed), [bot] * rules.num_players, seed=seed)
     assert game.is_over
 
