@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import queue
 import random
 import re
 import signal
@@ -103,27 +104,32 @@ class Server:
             env=env,
         )  # fmt: skip
         server = cls(url, process)
-        deadline = time.monotonic() + 60
-        assert process.stdout is not None
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
+        lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=server._drain, args=(lines,), daemon=True).start()
+        # Its address, then the database's line (and the node's): 60 s at most in all.
+        deadline, wanted = time.monotonic() + 60, 2 + (redis is not None)
+        while wanted:
+            try:
+                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                server.kill()
+                said = "".join(server.output)
+                raise RuntimeError(f"the server said nothing for 60 s: {said}") from None
             if not line:
                 raise RuntimeError("the server stopped: " + "".join(server.output))
-            server.output.append(line)
             found = re.search(r"at (http://\S+)/", line)
             if found:
                 server.base = found.group(1)
-                break
-        server.output.append(process.stdout.readline())  # the database line
-        if redis is not None:
-            server.output.append(process.stdout.readline())  # the node's line
-        threading.Thread(target=server._drain, daemon=True).start()
+            wanted -= bool(found) or bool(server.base)
         return server
 
-    def _drain(self) -> None:
+    def _drain(self, lines: queue.Queue[str]) -> None:
+        """Keep what the server prints, and hand each line to ``lines`` ("" at its end)."""
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self.output.append(line)
+            lines.put(line)
+        lines.put("")
 
     def kill(self) -> None:
         """``SIGKILL``: no chance to tidy up."""
