@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import json
 import os
-import queue
 import random
 import re
 import signal
@@ -72,6 +71,8 @@ class Server:
     process: subprocess.Popen[str]
     base: str = ""
     output: list[str] = field(default_factory=list)
+    said: threading.Condition = field(default_factory=threading.Condition)  #: a line came
+    ended: bool = False  #: its output ended (it stopped)
 
     @classmethod
     def start(
@@ -104,32 +105,35 @@ class Server:
             env=env,
         )  # fmt: skip
         server = cls(url, process)
-        lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=server._drain, args=(lines,), daemon=True).start()
-        # Its address, then the database's line (and the node's): 60 s at most in all.
-        deadline, wanted = time.monotonic() + 60, 2 + (redis is not None)
-        while wanted:
-            try:
-                line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                server.kill()
-                said = "".join(server.output)
-                raise RuntimeError(f"the server said nothing for 60 s: {said}") from None
-            if not line:
+        threading.Thread(target=server._drain, daemon=True).start()
+        after = 1 + (redis is not None)  # its address, then the database's line (and the node's)
+        with server.said:
+            if server.said.wait_for(lambda: server._ready(after) or server.ended, 60):
+                if server.base:
+                    return server
                 raise RuntimeError("the server stopped: " + "".join(server.output))
-            found = re.search(r"at (http://\S+)/", line)
-            if found:
-                server.base = found.group(1)
-            wanted -= bool(found) or bool(server.base)
-        return server
+        server.kill()
+        raise RuntimeError("the server said nothing for 60 s: " + "".join(server.output))
 
-    def _drain(self, lines: queue.Queue[str]) -> None:
-        """Keep what the server prints, and hand each line to ``lines`` ("" at its end)."""
+    def _ready(self, after: int) -> bool:
+        """Whether the server said its address, and ``after`` lines after it."""
+        for at, line in enumerate(self.output):
+            found = re.search(r"at (http://\S+)/", line)
+            if found and len(self.output) - at > after:
+                self.base = found.group(1)
+                return True
+        return False
+
+    def _drain(self) -> None:
+        """Keep what the server prints (telling :meth:`start`), to its end."""
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            self.output.append(line)
-            lines.put(line)
-        lines.put("")
+            with self.said:
+                self.output.append(line)
+                self.said.notify_all()
+        with self.said:
+            self.ended = True
+            self.said.notify_all()
 
     def kill(self) -> None:
         """``SIGKILL``: no chance to tidy up."""

@@ -355,7 +355,6 @@ def create_app(
         }
         for name, quota in quotas.items():
             setattr(app.state, name, quota)
-            quota.name = name
         if tables.cluster is not None:  # the limits are the cluster's, not each node's
             tables.cluster.share_quotas(quotas)
         app.state.resumed = await tables.start()

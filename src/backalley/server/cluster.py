@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -323,8 +324,8 @@ class Cluster:
         """Make ``quotas`` (by name) the cluster's: one taken here is taken on every node.
         While Redis is away each node keeps its own count."""
         self.quotas = quotas
-        for quota in quotas.values():
-            quota.shared = self._spent
+        for name, quota in quotas.items():
+            quota.shared = functools.partial(self._spent, name)
 
     def _spent(self, quota: str, key: str) -> None:
         self._broadcast("spend", quota, key.encode())

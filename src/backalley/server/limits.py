@@ -54,11 +54,11 @@ class Quota:
     nodes (:attr:`shared`), which take it from their own bucket (:meth:`spent`), so that an
     address spreading its requests over the nodes gets no more than from one."""
 
-    def __init__(self, rate: float, burst: int, name: str = "") -> None:
-        self.rate, self.burst, self.name = rate, burst, name
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
         self.buckets: dict[str, Bucket] = {}
-        #: tells the other nodes that one was taken here: ``shared(name, address)``
-        self.shared: Callable[[str, str], None] | None = None
+        #: tells the other nodes that one was taken here for an address
+        self.shared: Callable[[str], None] | None = None
 
     def _bucket(self, address: str) -> Bucket:
         bucket = self.buckets.get(address)
@@ -73,7 +73,7 @@ class Quota:
         bucket = self._bucket(address)
         if bucket.take():
             if self.shared is not None:
-                self.shared(self.name, address)
+                self.shared(address)
             return 0.0
         return bucket.wait()
 

@@ -269,8 +269,19 @@ class StoredTable:
     def fingerprint(self) -> tuple[Any, ...]:
         """:meth:`Store.fingerprint` of the table as it was loaded."""
         last = self.events[-1].seq if self.events else None
-        seats_ = list(zip(self.token_hashes, self.away_at, self.account_ids, strict=True))
-        return self.status, last, seats_
+        return fingerprint(self.status, last, self.token_hashes, self.away_at, self.account_ids)
+
+
+def fingerprint(
+    status: str | None,
+    last: int | None,
+    token_hashes: list[bytes | None],
+    away_at: list[float | None],
+    account_ids: list[str | None],
+) -> tuple[Any, ...]:
+    """What may change of a stored table, in short: its status, its log's last version
+    (``None``: no event yet) and its seats, to tell one copy of the table from another."""
+    return status, last, list(zip(token_hashes, away_at, account_ids, strict=True))
 
 
 Write = list[tuple[str, Any]]  # (operation, arguments) run in one transaction
@@ -513,7 +524,13 @@ class Store:
                 select(seats.c.token_hash, seats.c.away_at, seats.c.account_id)
                 .where(seats.c.table_id == table_id).order_by(seats.c.seat)
             ).all()  # fmt: skip
-        return status, last, [tuple(row) for row in seat_rows]
+        return fingerprint(
+            status,
+            last,
+            [row.token_hash for row in seat_rows],
+            [row.away_at for row in seat_rows],
+            [row.account_id for row in seat_rows],
+        )
 
     def rename(self, account_id: str, name: str) -> None:
         """Show every seat ``account_id`` held under ``name`` (a deleted account's games):
@@ -668,6 +685,7 @@ __all__ = [
     "StoredEvent",
     "StoredTable",
     "default_url",
+    "fingerprint",
     "in_memory",
     "open_engine",
 ]

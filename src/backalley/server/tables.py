@@ -48,7 +48,7 @@ from backalley.server.players import seat_stats
 from backalley.server.protocol import ProtocolError
 from backalley.server.records import Records
 from backalley.server.settings import Settings, TableError, check_name
-from backalley.server.store import LeaseLost, Store, StoredTable, Write
+from backalley.server.store import LeaseLost, Store, StoredTable, Write, fingerprint
 
 log = logging.getLogger("backalley.server")
 
@@ -279,8 +279,9 @@ class Table(Records, Driver):
     def fingerprint(self) -> tuple[Any, ...]:
         """:meth:`Store.fingerprint` of the table as it is here (equal to the store's while
         this node holds it and no change is under way)."""
-        seats_ = list(zip(self.token_hashes, self._away_at, self.accounts, strict=True))
-        return self.status, self.version or None, seats_
+        return fingerprint(
+            self.status, self.version or None, self.token_hashes, self._away_at, self.accounts
+        )
 
     def release(self) -> None:
         """Another node holds the table from now on: no change is taken here any more, the
