@@ -17,6 +17,12 @@ First, on the idle server, one table whose four seats act the moment their turn 
 time from an action sent to its ``ack`` at the sender (p50, p95, max: the target is a p95
 under 10 ms), and how many HTTP requests one keep-alive connection gets answered a second.
 
+Then, on a server of its own with ``--workers 2``, the bots' fair share: one table of
+``medium`` bots beside ``--expert-tables`` (20) tables of ``expert`` bots, all at pace 0,
+for ``--bots`` seconds (60; 0 skips it): the time each of the medium table's bot moves took,
+from the event before it (p50, p95 — the target is under 1 s — and max), and the expert
+tables' moves a second.
+
 ``--before REV`` runs everything twice in one run, first on the server as it was at the git
 revision ``REV`` (built, engine compiled, in a temporary folder), then as it is now, and
 prints the two side by side with their ratio.
@@ -48,11 +54,12 @@ from rich.table import Table
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from backalley.server.client import create_table, take_seat
+from backalley.server.client import create_table, seat_bot, take_seat
 
 TARGET_TABLES, TARGET_P99 = 500, 0.100
 AIM_TABLES, AIM_P99 = 1000, 0.050
 TARGET_ACK_P95 = 0.010
+TARGET_BOT_P95 = 1.0  #: a medium bot's move beside twenty tables of expert bots
 IDLE_ACTIONS = 300
 
 
@@ -158,12 +165,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(db: str, code: Path | None = None) -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    db: str, code: Path | None = None, workers: int | None = None
+) -> tuple[subprocess.Popen[str], str]:
     """``backalley serve`` on ``db``: the one installed, or the one built in ``code``."""
     env = dict(os.environ, LANGUAGE="en")
     if code is not None:
         env["PYTHONPATH"] = str(code)
     unlimited = [] if code else ["--connections-per-address", "100000"]  # before: no such cap
+    unlimited += [] if workers is None else ["--workers", str(workers)]
     process = subprocess.Popen(
         [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", db,
          "--tables-per-minute", "100000", *unlimited],
@@ -271,6 +281,75 @@ def http_rate(host: str, table_id: str, seconds: float = 2.0) -> float:
         answered += 1
     connection.close()
     return answered / (time.perf_counter() - started)
+
+
+def bots_table(base: str, level: str) -> dict[str, Any]:
+    """A table of four ``level`` bots at pace 0, started."""
+    info = create_table(base, {"rules": "standard", "pace": 0, "level": level})
+    for seat in range(4):
+        seat_bot(base, info, seat, level)
+    return info
+
+
+async def moves_seen(base: str, info: dict[str, Any], until: float, gaps: list[float]) -> int:
+    """Watch a table until ``until`` (the monotonic clock): each bid's or card's time since
+    the event before it (a bot's move: its wait for a worker, and its thought) in ``gaps``;
+    how many moves were seen."""
+    uri = "ws" + base.removeprefix("http") + f"/ws/tables/{info['id']}"
+    seen, last = 0, None
+    async with connect(uri, max_size=2**20, ping_interval=None) as socket:
+        await socket.send(json.dumps({"type": "hello", "watch": info["watch"]["code"]}))
+        while (left := until - time.monotonic()) > 0:
+            try:
+                message = json.loads(await asyncio.wait_for(socket.recv(), left))
+            except TimeoutError:
+                break
+            if message["type"] != "event":
+                continue
+            now = time.monotonic()
+            if message["event"]["kind"] in ("bid", "card"):
+                seen += 1
+                if last is not None:
+                    gaps.append(now - last)
+            last = now
+    return seen
+
+
+async def fair_share(
+    args: argparse.Namespace, console: Console, code: Path | None = None
+) -> dict[str, float]:
+    """A table of medium bots beside tables of expert bots, on a server of two workers: the
+    medium bots' moves' times, and the expert tables' moves a second."""
+    folder = tempfile.mkdtemp(prefix="backalley-bench-")
+    server, base = start_server(f"sqlite:///{folder}/server.db", code, workers=2)
+    try:
+        with console.status("warming the solver, starting the expert tables"):
+            await asyncio.sleep(5)  # the workers load the solver (compiled once a machine)
+            experts = [
+                await asyncio.to_thread(bots_table, base, "expert")
+                for _ in range(args.expert_tables)
+            ]
+            await asyncio.sleep(args.settle)
+        medium = await asyncio.to_thread(bots_table, base, "medium")
+        until = time.monotonic() + args.bots
+        gaps: list[float] = []
+        with console.status(f"watching for {args.bots:g} s"):
+            counts = await asyncio.gather(
+                moves_seen(base, medium, until, gaps),
+                *(moves_seen(base, info, until, []) for info in experts),
+            )
+    finally:
+        server.terminate()
+        server.wait(20)
+    gaps.sort()
+
+    def at(q: float) -> float:
+        return 1000 * gaps[int(q * (len(gaps) - 1))]
+
+    return {
+        "moves": len(gaps), "p50_ms": at(0.5), "p95_ms": at(0.95), "max_ms": 1000 * gaps[-1],
+        "expert_moves_per_s": sum(counts[1:]) / args.bots,
+    }  # fmt: skip
 
 
 async def run(
@@ -409,11 +488,14 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=1.0)
     parser.add_argument("--db", help="an SQLAlchemy URL (default: SQLite in a temporary folder)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bots", type=float, default=60.0,
+                        help="seconds of the bots' fair share stage (0: skip it)")  # fmt: skip
+    parser.add_argument("--expert-tables", type=int, default=20)
     parser.add_argument(
         "--before", metavar="REV", help="also run the server as it was at git revision REV"
     )
     args = parser.parse_args()
-    args.stages = [int(s) for s in args.stages.split(",")]
+    args.stages = [int(s) for s in args.stages.split(",") if s]
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # the server inherits it too
     console = Console(width=110)
@@ -423,14 +505,47 @@ def main() -> None:
         uvloop.install()
     except ImportError:
         pass
-    runs = {}
-    if args.before:
-        code = build(args.before, console)
-        console.print(f"before: {args.before}")
-        runs["before"] = asyncio.run(run(args, console, code))
-        console.print("now:")
-    runs["now"] = asyncio.run(run(args, console))
-    report(runs, console, args)
+    runs, shares = {}, {}
+    code = build(args.before, console) if args.before else None
+    for name in ("before", "now") if args.before else ("now",):
+        console.print(f"{name}: {args.before if name == 'before' else 'this tree'}")
+        built = code if name == "before" else None
+        if args.stages:
+            runs[name] = asyncio.run(run(args, console, built))
+        if args.bots:
+            shares[name] = asyncio.run(fair_share(args, console, built))
+    if runs:
+        report(runs, console, args)
+    if shares:
+        report_fair_share(shares, console, args)
+
+
+def report_fair_share(
+    shares: dict[str, dict[str, float]], console: Console, args: argparse.Namespace
+) -> None:
+    table = Table(
+        title=f"The bots' fair share, --workers 2: one table of medium bots beside "
+        f"{args.expert_tables} tables of expert bots, {args.bots:g} s"
+    )
+    table.add_column("")
+    for name in shares:
+        table.add_column(name, justify="right")
+    for key, label in (
+        ("moves", "medium bots' moves seen"),
+        ("p50_ms", "a medium bot's move, p50"),
+        ("p95_ms", f"… p95 (target < {TARGET_BOT_P95:g} s)"),
+        ("max_ms", "… max"),
+        ("expert_moves_per_s", "expert tables' moves a second"),
+    ):
+        cells = []
+        for figures in shares.values():
+            value = figures[key]
+            cells.append(f"{value:.0f} ms" if key.endswith("_ms") else f"{value:,.1f}")
+        table.add_row(label, *cells)
+    console.print(table)
+    p95 = shares["now"]["p95_ms"] / 1000
+    met = "met" if p95 < TARGET_BOT_P95 else "not met"
+    console.print(f"a medium bot's move beside the experts: p95 {p95:.3f} s ({met})")
 
 
 if __name__ == "__main__":

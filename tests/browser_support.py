@@ -138,6 +138,13 @@ def sit(page: Any, base: str, table_id: str, seat: int, token: str, name: str) -
     page.goto(f"{base}/t/{table_id}")
 
 
+def secret_of(page: Any, table_id: str) -> str:
+    """The secret this page's browser holds for ``table_id`` (its seat's token, or the
+    host's): what reads a private table's record."""
+    facts = page.evaluate(f"JSON.parse(localStorage.getItem('backalley.tables'))[{table_id!r}]")
+    return str(facts.get("token") or facts["host"])
+
+
 def act_once(page: Any) -> bool:
     """Play this page's first legal action if it is its turn (bidding 1 where it may, to keep
     deals from being thrown in); whether it did."""

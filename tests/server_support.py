@@ -256,9 +256,16 @@ async def play_randomly(seat: Seat, rng: random.Random, stop: int | None = None)
         sent += 1
 
 
-def finished_record(base: str, table_id: str) -> dict[str, Any]:
-    status, record = http(base, "GET", f"/api/tables/{table_id}/record")
-    assert status == 200
+def finished_record(
+    base: str, table: dict[str, Any] | str, token: str | None = None
+) -> dict[str, Any]:
+    """A table's record, read with its watch code (a private table's is read only with one
+    of its secrets) or ``token``; ``table`` as :func:`create_table` gave it, or its id."""
+    table_id = table if isinstance(table, str) else table["id"]
+    if token is None and not isinstance(table, str):
+        token = table["watch"]["code"]
+    status, record = http(base, "GET", f"/api/tables/{table_id}/record", token=token)
+    assert status == 200, record
     return dict(record)
 
 

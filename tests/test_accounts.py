@@ -42,9 +42,11 @@ def sit(someone: Member, table: dict[str, Any], seat: int = 0) -> str:
     return str(answer["token"])
 
 
-def short_game(base: str, someone: Member, bots: str = "easy") -> dict[str, Any]:
+def short_game(
+    base: str, someone: Member, bots: str = "easy", public: bool = False
+) -> dict[str, Any]:
     """A one-deal table: ``someone`` at seat 0, bots elsewhere."""
-    table = create_table(base, {"hand_sizes": [1], "pace": 0, "level": bots})
+    table = create_table(base, {"hand_sizes": [1], "pace": 0, "level": bots, "public": public})
     sit(someone, table)
     for seat in (1, 2, 3):
         seat_bot(base, table, seat, bots)
@@ -91,16 +93,16 @@ def test_a_game_played_signed_in_is_found_and_played_from_a_second_client(server
     assert "token" not in json.dumps(seats)
     view = run(play_as(server.base, second, table["id"]))
     assert view["seat"] == 0 and view["phase"] == "over"
-    record = finished_record(server.base, table["id"])
+    record = finished_record(server.base, table)
     assert record["players"][0] == "Marta"  # the account's name, not the one the seat gave
-    profile = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1])
+    profile = wait_for(lambda: first.request("GET", f"/api/players/{first.account['id']}")[1])
     [game] = profile["games"]
     assert game["table"] == table["id"] and game["seat"] == 0 and game["rated"]
     assert profile["figures"]["games"] == 1 and profile["figures"]["deals"] == 1
-    rated = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1]
+    rated = wait_for(lambda: first.request("GET", f"/api/players/{first.account['id']}")[1]
                      ["rating"]["games"] == 1)  # fmt: skip
     assert rated
-    reviewed = wait_for(lambda: http(server.base, "GET", f"/api/players/{first.account['id']}")[1]
+    reviewed = wait_for(lambda: first.request("GET", f"/api/players/{first.account['id']}")[1]
                         ["figures"]["reviewed"] == 1, seconds=240, server=server)  # fmt: skip
     assert reviewed  # its deal reviewed double dummy (a cold solver compiles first: minutes)
 
@@ -119,10 +121,17 @@ def test_a_change_authorised_by_the_cookie_needs_the_csrf_token_and_the_page_ori
     assert (status, answer["code"]) == (403, "bad_csrf")
     wrong = dict(someone.headers(), **{"x-csrf-token": "not-it"})
     assert http(server.base, "POST", leave, {}, headers=wrong)[0] == 403
-    status, described = http(server.base, "GET", f"/api/tables/{table['id']}")
+    status, described = http(
+        server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"]
+    )
     assert described["seats"][1]["name"] == "Olek"  # nothing changed
     assert someone.request("POST", leave, {})[0] == 200  # with the token it goes through
-    assert http(server.base, "GET", f"/api/tables/{table['id']}")[1]["seats"][1]["name"] is None
+    assert (
+        http(server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"])[1][
+            "seats"
+        ][1]["name"]
+        is None
+    )
 
 
 def test_one_account_cannot_see_or_act_in_another_accounts_seats(server: Server) -> None:
@@ -224,7 +233,7 @@ def test_a_new_password_and_sign_out_everywhere_end_the_other_sessions(server: S
 
 def test_a_deleted_account_leaves_its_games_under_a_neutral_name(server: Server) -> None:
     someone = member(server.base, "Hedda")
-    table = short_game(server.base, someone)
+    table = short_game(server.base, someone, public=True)  # listed to all in finished games
     run(play_as(server.base, someone, table["id"]))
     account = someone.account["id"]
     wait_for(lambda: http(server.base, "GET", f"/api/players/{account}")[1]["rating"]["games"])
@@ -232,7 +241,7 @@ def test_a_deleted_account_leaves_its_games_under_a_neutral_name(server: Server)
     assert someone.request("POST", "/api/account/delete", {"password": PASSWORD})[0] == 200
     assert http(server.base, "GET", f"/api/players/{account}")[0] == 404
     assert Member(server.base).sign_in("Hedda", PASSWORD)[0] == 401
-    record = finished_record(server.base, table["id"])
+    record = finished_record(server.base, table)
     assert record["players"][0] == "Former player"
     games = http(server.base, "GET", "/api/games")[1]["games"]
     assert next(g for g in games if g["id"] == table["id"])["players"][0] == "Former player"
@@ -261,7 +270,7 @@ def test_a_guest_claims_the_seats_held_before_signing_up(server: Server) -> None
     status, answer = someone.request("POST", "/api/account/claim", claims)
     assert status == 200 and answer["claimed"] == [{"table": table["id"], "seat": 0}]
     assert answer["refused"] == [table["id"]]
-    profile = http(server.base, "GET", f"/api/players/{someone.account['id']}")[1]
+    profile = someone.request("GET", f"/api/players/{someone.account['id']}")[1]
     assert [g["table"] for g in profile["games"]] == [table["id"]]
     assert profile["rating"]["games"] == 0  # played as a guest: rated as one
     other = member(server.base, "Xenia")
@@ -343,15 +352,15 @@ def test_a_game_left_for_good_is_not_rated_and_counts_on_the_leavers_profile(
         await play_as(server.base, stayer, table["id"])
 
     run(leave_then_finish())
-    gone = wait_for(lambda: http(server.base, "GET", f"/api/players/{leaver.account['id']}")[1])
+    gone = wait_for(lambda: leaver.request("GET", f"/api/players/{leaver.account['id']}")[1])
     assert gone["figures"]["left"] == 1 and gone["figures"]["games"] == 1
     [game] = gone["games"]
     assert game["left"] and not game["rated"] and not game["won"]
-    stayed = http(server.base, "GET", f"/api/players/{stayer.account['id']}")[1]
+    stayed = stayer.request("GET", f"/api/players/{stayer.account['id']}")[1]
     assert not stayed["games"][0]["rated"]
     time.sleep(1)  # the ratings have had their chance to take the game in
     for someone in (leaver, stayer):
-        profile = http(server.base, "GET", f"/api/players/{someone.account['id']}")[1]
+        profile = someone.request("GET", f"/api/players/{someone.account['id']}")[1]
         assert profile["rating"]["games"] == 0 and profile["history"] == []
 
 

@@ -111,7 +111,8 @@ def test_a_game_through_nginx_with_tls_outlives_the_node_holding_its_table(
     run(scenario())
     assert all(p.over for p in players)
     assert sum(p.sessions for p in players) > 4  # some came back through the proxy
-    assert_verified_finished(http(nodes[1].base, "GET", f"/api/tables/{table['id']}/record")[1])
+    path = f"/api/tables/{table['id']}/record"
+    assert_verified_finished(http(nodes[1].base, "GET", path, token=table["watch"]["code"])[1])
     _check_log(owner.url, table["id"], before, players)  # type: ignore[arg-type]
     # The page itself, through the proxy, over TLS.
     import urllib.request

@@ -65,7 +65,7 @@ def test_four_clients_play_a_whole_game_and_its_record_verifies(
     try:
         table, tokens = new_table(server.base)
         seats = run(play_game(server.base, table, tokens, seed=1))
-        record = finished_record(server.base, table["id"])
+        record = finished_record(server.base, table)
         verdict = verify(record)
         assert verdict.exit_code == 0, verdict
         assert all(s.over for s in seats)
@@ -75,8 +75,8 @@ def test_four_clients_play_a_whole_game_and_its_record_verifies(
             assert seat.view["scores"] == list(game.scores)
             assert seat.view["winner"] == game.winner
         assert record["players"] == ["P0", "P1", "P2", "P3"]
-        _, games = http(server.base, "GET", "/api/games")
-        assert table["id"] in [g["id"] for g in games["games"]]
+        _, games = http(server.base, "GET", "/api/games")  # a private table's: not listed
+        assert table["id"] not in [g["id"] for g in games["games"]]
     finally:
         server.stop()
 
@@ -99,7 +99,7 @@ def test_a_table_with_bots_plays_to_the_end(server: Server) -> None:
     assert client.table["seats"][2] == {
         "seat": 2, "name": "Max", "bot": "medium", "connected": True, "stand_in": False,
     }  # fmt: skip
-    assert verify(finished_record(server.base, table["id"])).exit_code == 0
+    assert verify(finished_record(server.base, table)).exit_code == 0
 
 
 # ---------------------------------------------------------------------- refusals
@@ -283,7 +283,7 @@ def test_an_address_may_create_only_so_many_tables_a_minute(tmp_path: Path) -> N
             urllib.request.urlopen(asked, timeout=10)
         assert refused.value.code == 429 and 1 <= int(refused.value.headers["retry-after"]) <= 20
         assert "mesas" in json.loads(refused.value.read())["message"]  # in the asker's language
-        status, _ = http(server.base, "GET", f"/api/tables/{made[0]['id']}")
+        status, _ = http(server.base, "GET", f"/api/tables/{made[0]['id']}", token=made[0]["host"])
         assert status == 200  # what was made is still there, and nothing more was made
         with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
             assert db.execute("select count(*) from tables").fetchone()[0] == 3
@@ -294,7 +294,7 @@ def test_an_address_may_create_only_so_many_tables_a_minute(tmp_path: Path) -> N
 def test_the_view_keeps_the_last_trick_after_the_deal_it_ended(server: Server) -> None:
     table, tokens = new_table(server.base, hand_sizes=[3, 2, 1])
     seats = run(play_game(server.base, table, tokens, seed=4))
-    record = finished_record(server.base, table["id"])
+    record = finished_record(server.base, table)
     # Each deal's last trick, from the engine replaying the record to that deal's end.
     last, expected = None, []
     for number, deal in enumerate(record["deals"]):
@@ -401,7 +401,7 @@ def test_a_repeated_action_is_applied_once(server: Server) -> None:
     assert first["type"] == "ack" and again["type"] == "ack"
     assert again["repeated"] is True and again["version"] == first["version"]
     assert after == before + 1
-    record = http(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=tokens[0])[1]
     assert len(record["deals"][0]["bids"]) == 1
 
 
@@ -428,7 +428,7 @@ def test_a_spectator_sees_the_table_and_no_hand(server: Server) -> None:
 def test_the_record_of_a_running_game_hides_what_the_reader_may_not_see(server: Server) -> None:
     table, tokens = new_table(server.base)
     path = f"/api/tables/{table['id']}/record"
-    public = http(server.base, "GET", path)[1]
+    public = http(server.base, "GET", path, token=table["watch"]["code"])[1]  # a spectator's
     mine = http(server.base, "GET", path, token=tokens[2])[1]
     assert public["deals"][0]["hands"] == [None] * 4 and public["deals"][0]["stock"] is None
     hands = mine["deals"][0]["hands"]
@@ -505,7 +505,7 @@ def leak_test(maker: str, player: str, games: int, seed: int, most_deals: int = 
     checked = 0
     for number in range(games):
         table, seats, watcher = run(one_game(number))
-        record = finished_record(player, table["id"])
+        record = finished_record(player, table)
         # The whole public log: what the spectator was sent on joining, then live.
         log = {e["version"]: e for e in watcher.messages[0]["events"]}
         log |= {m["version"]: m["event"] for m in watcher.messages if m["type"] == "event"}
@@ -574,7 +574,7 @@ def test_claims_are_settled_by_the_solver(server: Server) -> None:
         table, tokens = new_table(server.base, hand_sizes=[2])
         claimed: dict[str, Any] = {}
         run(_claim_at_the_first_card(server.base, table, tokens, number, claimed))
-        record = finished_record(server.base, table["id"])
+        record = finished_record(server.base, table)
         assert verify(record).exit_code == 0
         # Replay to the claim and ask the solver here.
         position = replay(read_record(_before_the_play(record)))
@@ -696,7 +696,7 @@ def test_a_killed_server_comes_back_with_every_table_where_it_was(
 
         run(finish_bots())
         for table in (people, bots):
-            record = finished_record(server.base, table["id"])
+            record = finished_record(server.base, table)
             assert_verified_finished(record)
             first = before[table["id"]]["deals"][0]
             assert record["deals"][0]["play"][: len(first["play"])] == first["play"]

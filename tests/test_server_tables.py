@@ -59,7 +59,7 @@ def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> No
             return me
 
     me = run(scenario())
-    record = finished_record(server.base, table["id"])
+    record = finished_record(server.base, table)
     cards = events_of(me, "card")
     winners = trick_winners(record)
     assert [c["won_by"] for c in cards if "won_by" in c] == winners
@@ -70,7 +70,9 @@ def test_each_card_that_completes_a_trick_names_its_winner(server: Server) -> No
 
 def test_bots_are_named_for_their_level_and_no_two_alike(server: Server) -> None:
     table, _ = new_table(server.base, names=1, bots="hard")
-    _, described = http(server.base, "GET", f"/api/tables/{table['id']}")
+    _, described = http(
+        server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"]
+    )
     names = [s["name"] for s in described["seats"]]
     assert names == ["P0", "Vera", "Hugo", "Iris"]
     _, about = http(server.base, "GET", "/api")
@@ -137,7 +139,7 @@ def test_a_player_who_leaves_is_replaced_by_a_bot_and_the_record_says_when(
     assert len(left) == 1 and left[0]["seat"] == 1 and left[0]["name"] == "P1"
     assert ana.table["seats"][1]["bot"] == "easy"
     assert ana.table["seats"][1]["name"] == left[0]["bot"]
-    record = finished_record(server.base, table["id"])
+    record = finished_record(server.base, table)
     assert verify(record).exit_code == 0  # the extension member is ignored by verify
     [departure] = record["left"]
     assert departure["seat"] == 1 and departure["player"] == "P1"
@@ -151,7 +153,9 @@ def test_leaving_before_the_game_frees_the_seat(server: Server) -> None:
     table, tokens = new_table(server.base, names=2)
     status, _ = http(server.base, "POST", f"/api/tables/{table['id']}/leave", {}, tokens[1])
     assert status == 200
-    _, described = http(server.base, "GET", f"/api/tables/{table['id']}")
+    _, described = http(
+        server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"]
+    )
     assert [s["name"] for s in described["seats"]] == ["P0", None, None, None]
 
 
@@ -221,8 +225,10 @@ def test_a_rematch_accepted_by_both_people_starts_a_new_game_in_the_same_seats(
     assert offered["accepted"] == [0, 2, 3]  # the bots accept at once
     assert seen_by_bo["status"] == "open"
     assert started["status"] == "started" and started["table"] != table["id"]
-    _, new = http(server.base, "GET", f"/api/tables/{started['table']}")
-    _, old = http(server.base, "GET", f"/api/tables/{table['id']}")
+    _, new = http(
+        server.base, "GET", f"/api/tables/{started['table']}", token=table["watch"]["code"]
+    )
+    _, old = http(server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"])
     assert new["status"] == "playing"
     assert [(s["name"], s["bot"]) for s in new["seats"]] == [
         (s["name"], s["bot"]) for s in old["seats"]
@@ -235,7 +241,7 @@ def test_a_rematch_accepted_by_both_people_starts_a_new_game_in_the_same_seats(
 
     assert [run(seat_of(t)) for t in tokens] == [0, 1]  # the same tokens, the same seats
     record = http(server.base, "GET", f"/api/tables/{started['table']}/record", token=tokens[0])[1]
-    before = finished_record(server.base, table["id"])
+    before = finished_record(server.base, table)
     assert record["players"] == before["players"]
     assert len(record["deals"]) == 1 and record["deals"][0]["play"] == []  # its own record
 
@@ -272,7 +278,13 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
     server = Server.start(database("sqlite", tmp_path))
     try:
         table, tokens = new_table(
-            server.base, names=1, bots="easy", level="easy", pace=1.5, hand_sizes=[3, 3]
+            server.base,
+            names=1,
+            bots="easy",
+            level="easy",
+            pace=1.5,
+            hand_sizes=[3, 3],
+            public=True,  # listed in the finished games
         )
         rng = random.Random(7)
 
@@ -324,7 +336,7 @@ def test_a_take_back_against_bots_undoes_the_last_own_action_and_the_replies(
                 await play_randomly(again, rng)
 
         run(finish())
-        record = finished_record(server.base, table["id"])
+        record = finished_record(server.base, table)
         assert verify(record).exit_code == 0 and record["takebacks"] == 1
         _, games = http(server.base, "GET", "/api/games")
         entry = next(g for g in games["games"] if g["id"] == table["id"])
@@ -367,8 +379,10 @@ def test_a_rematch_goes_on_without_a_player_who_left_a_bot_in_their_seat(server:
 
     first, again = run(scenario())
     assert first["type"] == "ack" and again.get("repeated") is True
-    _, old = http(server.base, "GET", f"/api/tables/{table['id']}")
+    _, old = http(server.base, "GET", f"/api/tables/{table['id']}", token=table["watch"]["code"])
     assert old["rematch"]["status"] == "started"  # nobody else to wait for
-    _, new = http(server.base, "GET", f"/api/tables/{old['rematch']['table']}")
+    _, new = http(
+        server.base, "GET", f"/api/tables/{old['rematch']['table']}", token=table["watch"]["code"]
+    )
     assert new["seats"][0]["name"] == "P0" and new["seats"][0]["bot"] is None
     assert new["seats"][1]["bot"] == "easy"

@@ -33,6 +33,7 @@ from browser_support import (
     needs_chromium,
     no_overflow,
     play_to_the_end,
+    secret_of,
     shots,
     sit,
 )
@@ -154,7 +155,8 @@ def test_one_person_and_three_bots_play_a_short_game(
         # Our turn showed in the tab's title, and only then.
         assert any(title.startswith("●") for title in titles)
         assert not page.title().startswith("●")
-        record = http(server.base, "GET", f"/api/tables/{table}/record")[1]
+        secret = secret_of(page, table)
+        record = http(server.base, "GET", f"/api/tables/{table}/record", token=secret)[1]
         verdict = verify(record).output
         assert verdict["finished"] and verdict["ok"]
         # Every completed trick rested with its four cards in view and its winner marked.
@@ -174,7 +176,8 @@ def test_one_person_and_three_bots_play_a_short_game(
         # The replay of the finished game, hands open, with its review.
         page.click("text=Replay the game")
         page.wait_for_selector(".replay .open-hand .card")
-        frames = http(server.base, "GET", f"/api/tables/{table}/replay")[1]["deals"][0]["frames"]
+        game = http(server.base, "GET", f"/api/tables/{table}/replay", token=secret)[1]
+        frames = game["deals"][0]["frames"]
         page.click("[data-step=next]")
         after = frames[min(1, len(frames) - 1)]  # a deal thrown in has no card to step over
         held = sum(len(hand) for hand in after["hands"])
@@ -193,7 +196,7 @@ def test_the_replay_hides_a_deals_points_until_its_last_card_and_plays_itself(
     page = watched.page
     sit(page, server.base, table["id"], 0, token, "Ana")
     play_to_the_end(page)
-    game = http(server.base, "GET", f"/api/tables/{table['id']}/replay")[1]
+    game = http(server.base, "GET", f"/api/tables/{table['id']}/replay", token=token)[1]
     deal = next(d for d in game["deals"] if d["points"] is not None)
     number = game["deals"].index(deal)
     page.goto(f"{server.base}/replay/{table['id']}")
@@ -347,7 +350,8 @@ def test_a_lost_connection_comes_back_where_it_was(browser: Any, tmp_path: Path)
             page.wait_for_selector(".pod.me .chip.bid")
         else:  # our card, gone from the hand
             page.wait_for_function(f"!document.querySelector(\".hand [data-card='{card}']\")")
-        record = http(server.base, "GET", f"/api/tables/{table}/record")[1]
+        secret = secret_of(page, table)
+        record = http(server.base, "GET", f"/api/tables/{table}/record", token=secret)[1]
         assert sum(len(d["bids"]) + len(d["play"]) for d in record["deals"]) >= 1
     finally:
         watched.context.close()  # first: the page would try again while the server stops
@@ -457,7 +461,7 @@ def test_a_rematch_started_by_one_person_and_accepted_by_another(
         person.page.wait_for_selector(".hand .card")
     new = ana.page.url.rsplit("/", 1)[-1]
     assert bo.page.url.endswith(f"/t/{new}") and new != table["id"]
-    _, described = http(server.base, "GET", f"/api/tables/{new}")
+    _, described = http(server.base, "GET", f"/api/tables/{new}", token=secret_of(ana.page, new))
     assert [s["name"] for s in described["seats"][:2]] == ["Ana", "Bo"]
     assert described["status"] == "playing"
     ana.close()
@@ -485,6 +489,46 @@ def test_a_public_table_is_joined_from_a_second_browsers_lobby(
     host.close()
 
 
+def test_a_private_game_is_its_players_and_no_second_browsers(
+    server: Server, browser: Any, tmp_path: Path
+) -> None:
+    """A private table of one person and bots, played to its end: its player's browser lists
+    it, replays it and downloads its record; a second browser lists it nowhere, and its
+    links open nothing (the home page once listed every finished game, private ones too)."""
+    player = Watched(browser, DESKTOP)
+    table = create(player.page, server.base, bots=True)
+    play_to_the_end(player.page)
+    player.page.click("text=Replay the game")
+    player.page.wait_for_selector(".replay .open-hand .card")
+    player.page.wait_for_selector(".replay .review li")
+    with player.page.expect_download() as download:
+        player.page.click("text=download the record")
+    record = json.loads(Path(download.value.path()).read_text())
+    assert verify(record).output["finished"]
+    player.page.goto(server.base + "/")
+    player.page.wait_for_selector(f".games a[href='/replay/{table}']")
+    player.close()
+
+    other = Watched(browser, PHONE)
+    other.page.goto(server.base + "/")
+    other.page.wait_for_selector(".games li")  # both lists drawn
+    other.page.wait_for_load_state("networkidle")
+    assert other.page.locator(f"a[href*='{table}']").count() == 0
+    hidden = "there is no such table, or it is private"
+    other.page.goto(f"{server.base}/replay/{table}")
+    other.page.wait_for_function(
+        f"document.getElementById('toast').textContent.includes({hidden!r})"
+    )
+    assert other.page.locator(".replay .open-hand .card").count() == 0
+    other.page.goto(f"{server.base}/t/{table}")
+    other.page.wait_for_selector(f"text={hidden}")
+    assert other.page.locator(".hand .card, .felt .card").count() == 0
+    # What it was told: the routes' refusals, nothing else.
+    assert all("404" in error for error in other.errors), other.errors
+    other.errors.clear()
+    other.close()
+
+
 def test_an_undo_against_bots_takes_back_our_card(server: Server, browser: Any) -> None:
     table, token = against_bots(server.base, hand_sizes=[3, 3], pace=2.5)
     watched = Watched(browser, DESKTOP)
@@ -506,7 +550,7 @@ def test_an_undo_against_bots_takes_back_our_card(server: Server, browser: Any) 
     assert page.locator(f".trick [data-card='{played}']").count() == 0
     assert "took back" in page.locator(".talk .log").inner_text()
     play_to_the_end(page)
-    record = http(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=table["host"])[1]
     assert record["takebacks"] == 1 and verify(record).exit_code == 0
     watched.close()
 
@@ -579,7 +623,7 @@ def _claim_in_the_browser(base: str, page: Any) -> bool | None:
         assert "does not hold" in said
         assert cards_in(page, ".hand .card") == hand
     play_to_the_end(page)
-    record = http(base, "GET", f"/api/tables/{table['id']}/record")[1]
+    record = http(base, "GET", f"/api/tables/{table['id']}/record", token=table["host"])[1]
     assert verify(record).exit_code == 0
     assert accepted == claim_holds(_at_our_first_card(record))
     return accepted
@@ -643,6 +687,7 @@ def test_a_bab_table_names_bids_as_its_players_do(server: Server, browser: Any) 
     assert labels[-1] == f"{page.locator('.chip.bid.board').count() + 1}B".replace("1B", "B")
     assert "board" not in labels and "pass" not in labels
     table = page.url.rsplit("/", 1)[-1]
-    assert http(server.base, "GET", f"/api/tables/{table}")[1]["rules"] == "bab"
+    described = http(server.base, "GET", f"/api/tables/{table}", token=secret_of(page, table))[1]
+    assert described["rules"] == "bab"
     no_overflow(page)
     watched.close()

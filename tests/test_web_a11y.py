@@ -239,6 +239,6 @@ def test_a_whole_short_game_by_keyboard_alone(
         assert page.evaluate("document.activeElement !== document.body")
     assert moves >= 6
     assert page.evaluate("document.activeElement !== document.body")
-    record = http(server.base, "GET", f"/api/tables/{table['id']}/record")[1]
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=table["host"])[1]
     assert len(record["deals"]) >= 3
     watched.close()

@@ -16,10 +16,7 @@ from backalley.i18n import _
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``backalley serve``: the game server, until interrupted."""
-    import uvicorn
-
     from backalley.server.app import create_app
-    from backalley.server.connections import protocols
     from backalley.server.store import default_url, in_memory
 
     url = args.db or default_url()
@@ -91,20 +88,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
         redis=args.redis,
         node=node,
     )
-    config = uvicorn.Config(
+    config = uvicorn_config(app, args.connections_per_address, args.forwarded_allow_ips)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
+        _server(config, app).run(sockets=[listener])
+    print(_("server stopped"), flush=True)
+    return 0
+
+
+def uvicorn_config(app: Any, per_address: int, forwarded_allow_ips: str | None = None) -> Any:
+    """uvicorn's settings for the server's ``app``: its guarded protocols (``per_address``
+    connections an address), frames of at most 64 KiB, uncompressed."""
+    import uvicorn
+
+    from backalley.server.connections import protocols
+
+    return uvicorn.Config(
         app,
         log_level="warning",
         ws_max_size=64 * 1024,
         ws_per_message_deflate=False,  # uncompressed: compressing costs CPU on every frame sent
         lifespan="on",
         timeout_graceful_shutdown=5,
-        forwarded_allow_ips=args.forwarded_allow_ips,
-        **protocols(args.connections_per_address),
+        forwarded_allow_ips=forwarded_allow_ips,
+        **protocols(per_address),
     )
-    with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on
-        _server(config, app).run(sockets=[listener])
-    print(_("server stopped"), flush=True)
-    return 0
 
 
 def _server_class() -> Any:

@@ -16,29 +16,38 @@ from backalley.server import players, protocol
 from backalley.server.accounts import (
     COOKIE,
     CSRF_HEADER,
+    DEVICE_COOKIE,
+    DEVICE_DAYS,
     FORMER,
     SESSION_DAYS,
     Accounts,
     Session,
     skeleton,
 )
+from backalley.server.credentials import digest
 from backalley.server.limits import Quota, address_of
 from backalley.server.requests import body, catalog_of
 from backalley.server.settings import TableError
 
 SIGN_INS_PER_MINUTE = 10  #: sign-ins one address may try at once, and then as many a minute
-WRONG_PER_NAME = 10  #: wrong passwords for one name at once, and then as many an hour
+#: Sign-ins to one account name from devices it does not know: so many at once, and then as
+#: many an hour (so at most twice as many in any hour), from any number of addresses.
+TRIES_PER_NAME = 10
+#: Sign-ins from one device to an account it is known to: so many at once, then an hour.
+TRIES_PER_DEVICE = 10
 SIGN_UPS_PER_HOUR = 10  #: accounts one address may make at once, and then as many an hour
 BAD_CSRF = N_("this change must come from the page, with its session's token")
 
 
-def same_origin(request: HTTPConnection) -> bool:
+def same_origin(request: HTTPConnection, required: bool = False) -> bool:
     """Whether the request comes from this server's own pages: its ``Origin`` (which every
-    browser sends with a POST and a WebSocket) names this host, or there is none (a client
-    that is not a browser, which no cookie of a victim's rides along with)."""
+    browser sends with a POST and a WebSocket) names this host, or there is none and
+    ``required`` is false (an HTTP client that is not a browser, which no cookie of a
+    victim's rides along with). A WebSocket's seat is opened by the cookie only with this
+    host's ``Origin`` (``required``): nothing else tells a page's socket from another's."""
     origin = request.headers.get("origin")
     if origin is None:
-        return True
+        return not required
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
@@ -97,12 +106,20 @@ def _me(session: Session | None) -> dict[str, Any]:
     return {"account": account, "csrf": session.csrf}
 
 
-def _with_cookie(request: Request, session: Session, cookie: str, status: int = 200) -> Response:
+def _with_cookie(
+    request: Request, session: Session, cookie: str, device: str, status: int = 200
+) -> Response:
+    """The answer of a sign-in or a sign-up: the session's cookie, and the device's (which
+    the account now knows)."""
     response = JSONResponse(_me(session), status_code=status)
     secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
     response.set_cookie(
         COOKIE, cookie, max_age=SESSION_DAYS * 86400, path="/", httponly=True, samesite="lax",
         secure=secure,
+    )  # fmt: skip
+    response.set_cookie(
+        DEVICE_COOKIE, device, max_age=DEVICE_DAYS * 86400, path="/api/account",
+        httponly=True, samesite="strict", secure=secure,
     )  # fmt: skip
     return response
 
@@ -128,28 +145,32 @@ async def sign_up(request: Request) -> Response:
     _from_pages(request)
     data = await body(request)
     _limit(request.app.state.sign_ups, address_of(request))
-    session, cookie = await request.app.state.accounts.sign_up(
-        data.get("name"), data.get("password")
-    )
-    return _with_cookie(request, session, cookie, status=201)
+    accounts: Accounts = request.app.state.accounts
+    session, cookie = await accounts.sign_up(data.get("name"), data.get("password"))
+    device = await accounts.remember_device(request.cookies.get(DEVICE_COOKIE), session.account)
+    return _with_cookie(request, session, cookie, device, status=201)
 
 
 async def sign_in(request: Request) -> Response:
+    """Sign in. Each try spends one of the name's tries, from any address, before the
+    password is checked (so that tries sent at once are counted too); a device that signed in
+    to the account before spends its own instead, so that a stranger guessing the name
+    never locks its owner out (OWASP's device cookies)."""
     _from_pages(request)
     data = await body(request)
     name = data.get("name")
-    _limit(request.app.state.sign_ins, address_of(request))
-    by_name: Quota = request.app.state.wrong_names
-    key = skeleton(name) if isinstance(name, str) else ""
-    if by_name.wait(key):
-        _limit(by_name, key)
-    try:
-        session, cookie = await request.app.state.accounts.sign_in(name, data.get("password"))
-    except TableError as error:
-        if error.code == "bad_sign_in":
-            by_name.take(key)
-        raise
-    return _with_cookie(request, session, cookie)
+    accounts: Accounts = request.app.state.accounts
+    device = request.cookies.get(DEVICE_COOKIE)
+    by_device: Quota = request.app.state.device_tries
+    key = digest(device).hex() if device else ""
+    if device and await accounts.known_device(device, name) and not by_device.wait(key):
+        _limit(by_device, key)
+    else:
+        _limit(request.app.state.sign_ins, address_of(request))
+        _limit(request.app.state.name_tries, skeleton(name) if isinstance(name, str) else "")
+    session, cookie = await accounts.sign_in(name, data.get("password"))
+    device = await accounts.remember_device(device, session.account)
+    return _with_cookie(request, session, cookie, device)
 
 
 async def sign_out(request: Request) -> Response:
@@ -237,7 +258,9 @@ async def claim_seats(request: Request) -> Response:
 
 
 async def profile(request: Request) -> Response:
-    found = await _read(request, players.profile, request.path_params["account"][:16])
+    found = await _read(
+        request, players.profile, request.path_params["account"][:16], account_of(request)
+    )
     if found is None:
         raise TableError("no_player", N_("there is no such player"))
     return JSONResponse(found)

@@ -27,9 +27,12 @@ from backalley.bots import BOT_NAMES
 from backalley.cards import N_
 from backalley.server.credentials import digest, secret
 from backalley.server.settings import TableError, check_name
-from backalley.server.store import Store, StoreError, accounts, sessions
+from backalley.server.store import Store, StoreError, accounts, devices, sessions
 
 COOKIE = "backalley_session"  #: the session cookie's name
+#: The device cookie's name: a browser's own secret, known to the accounts it signed in to.
+DEVICE_COOKIE = "backalley_device"
+DEVICE_DAYS = 400  #: a device cookie lasts this long from its last sign-in (browsers' cap)
 CSRF_HEADER = "x-csrf-token"  #: the header every change authorised by the cookie carries
 SESSION_DAYS = 90  #: a session lasts this long from its sign-in
 MIN_PASSWORD, MAX_PASSWORD = 8, 200
@@ -111,10 +114,32 @@ def check_account_name(name: object) -> str:
     name = check_name(name)
     if not any(ch.isalnum() for ch in name):
         raise TableError("bad_name", N_("a name needs a letter or a digit"))
-    bots = [bot for names in BOT_NAMES.values() for bot in names]
-    if any(skeleton(name) == skeleton(taken) for taken in (*bots, FORMER)):
+    if looks_like_a_bot(name):
         raise TableError("bad_name", N_("{name} is a bot's name here: choose another"), name=name)
     return name
+
+
+#: what each digit looks like (:func:`skeleton` reads 0 as o, 1 as l and 5 as s)
+_DIGITS = frozenset(skeleton(digit) for digit in "0123456789")
+
+
+def looks_like_a_bot(name: str) -> bool:
+    """Whether ``name`` reads as a name a bot may carry here: a bot's name (or a deleted
+    account's), or one numbered as the server numbers a fifth bot of a level (``Max 2``,
+    ``Max10``, ``Мax 3`` with a Cyrillic М), so that nobody poses as a bot on profiles and the
+    leaderboard.
+
+    >>> [looks_like_a_bot(n) for n in ("Max", "max 2", "Max  12", "Ada3", "Maxine", "Bo Lee")]
+    [True, True, True, True, False, False]
+    """
+    look = skeleton(name)
+    numbered = any(ch.isdigit() for ch in unicodedata.normalize("NFKC", name))
+    for taken in (*(bot for names in BOT_NAMES.values() for bot in names), FORMER):
+        base = skeleton(taken)
+        rest = look[len(base) :] if look.startswith(base) else None
+        if rest == "" or (rest and numbered and all(ch in _DIGITS for ch in rest)):
+            return True
+    return False
 
 
 def check_password(password: object) -> str:
@@ -236,6 +261,44 @@ class Accounts:
         session = self._sessions[key]
         return None if session is None or session.expired else session
 
+    # ------------------------------------------------------------ devices
+
+    async def known_device(self, cookie: str | None, name: object) -> bool:
+        """Whether the device whose cookie's secret is ``cookie`` has signed in to the
+        account named ``name`` (or a look-alike spelling of it) before."""
+        if not cookie or len(cookie) > 64 or not isinstance(name, str):
+            return False
+        key, look = digest(cookie), skeleton(name)
+        row = await self._run(
+            lambda c: c.execute(
+                select(devices.c.account_id)
+                .join(accounts, accounts.c.id == devices.c.account_id)
+                .where(devices.c.hash == key, accounts.c.skeleton == look)
+            ).first()
+        )
+        return row is not None
+
+    async def remember_device(self, cookie: str | None, account: Account) -> str:
+        """This device (its cookie's secret ``cookie``, or a new one) is known to ``account``
+        from now on: the secret, to set as the device cookie again."""
+        if not cookie or len(cookie) > 64:
+            cookie = secret()
+        row = dict(hash=digest(cookie), account_id=account.id, created=time.time())
+
+        def store(c: Any) -> None:
+            known = select(devices.c.hash).where(
+                devices.c.hash == row["hash"], devices.c.account_id == account.id
+            )
+            if c.execute(known).first() is None:
+                c.execute(insert(devices).values(**row))
+
+        try:
+            await self._run(store)
+        except StoreError as error:  # the same device signing in twice at once: known
+            if not isinstance(error.__cause__, IntegrityError):
+                raise
+        return cookie
+
     # ------------------------------------------------------------ changes
 
     async def sign_out(self, session: Session) -> None:
@@ -292,6 +355,9 @@ class Accounts:
                 update(accounts).where(accounts.c.id == account.id).values(**values)
             )
         )
+        await self._run(
+            lambda c: c.execute(delete(devices).where(devices.c.account_id == account.id))
+        )
         await self.sign_out_everywhere(account)
 
     async def _run(self, work: Any) -> Any:
@@ -301,11 +367,14 @@ class Accounts:
 __all__ = [
     "COOKIE",
     "CSRF_HEADER",
+    "DEVICE_COOKIE",
+    "DEVICE_DAYS",
     "FORMER",
     "Account",
     "Accounts",
     "Session",
     "check_account_name",
     "check_password",
+    "looks_like_a_bot",
     "skeleton",
 ]

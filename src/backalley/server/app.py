@@ -33,7 +33,8 @@ from backalley.server.account_routes import (
     ROUTES,
     SIGN_INS_PER_MINUTE,
     SIGN_UPS_PER_HOUR,
-    WRONG_PER_NAME,
+    TRIES_PER_DEVICE,
+    TRIES_PER_NAME,
     CookieGuard,
     account_of,
     session_of,
@@ -91,6 +92,35 @@ async def _table(request: Request) -> Table:
     if table is None:
         raise TableError("no_table", N_("there is no such table"))
     return table
+
+
+#: What a reader is told of a private table it may not see: the same as of no table at all.
+HIDDEN = N_("there is no such table, or it is private: it opens with its invite or watch link")
+
+
+async def _readable(request: Request) -> Table:
+    """The request's table, if its reader may see it (:meth:`Table.may_read`): anyone at a
+    public table; at a private one, the holder of one of its secrets (``Authorization:
+    Bearer``) or an account that played it. A private table is to anyone else as no table
+    is; a secret that opens nothing is a wrong guess.
+
+    :raises TableError: ``no_table``, ``forbidden`` or ``too_many_guesses``.
+    """
+    token = bearer(request)
+    if token:
+        may_guess(request)
+    try:
+        table = await _table(request)
+    except TableError as error:
+        if error.code == "no_table":
+            raise TableError("no_table", HIDDEN) from None
+        raise
+    account = account_of(request)
+    if table.may_read(token, account) or (account is not None and await table.played_by(account)):
+        return table
+    if token:
+        raise TableError("forbidden", N_("this token does not open this table"))
+    raise TableError("no_table", HIDDEN)
 
 
 async def _refusals(request: Request, exc: Exception) -> Response:
@@ -158,7 +188,7 @@ async def create_table(request: Request) -> Response:
 
 
 async def show_table(request: Request) -> Response:
-    return JSONResponse(await (await _table(request)).stored_description())
+    return JSONResponse(await (await _readable(request)).stored_description())
 
 
 def _seat_name(request: Request, data: dict[str, Any]) -> object:
@@ -228,18 +258,18 @@ async def seat_bot(request: Request) -> Response:
 
 
 async def table_record(request: Request) -> Response:
+    table = await _readable(request)
     token = bearer(request)
-    if token:
-        may_guess(request)
-    table = await _table(request)
     seat = table.seat_of(token, account_of(request))
-    if token and seat is None and not table.is_host(token):
+    if token and seat is None and not table.opens(token):
         raise TableError("forbidden", N_("this token does not open this table"))
     return JSONResponse(await table.record(seat))
 
 
 async def finished_games(request: Request) -> Response:
-    return JSONResponse({"games": await request.app.state.tables.finished()})
+    """The latest finished games of public tables, and the viewer's own private ones."""
+    games = await request.app.state.tables.finished(account=account_of(request))
+    return JSONResponse({"games": games})
 
 
 async def about(request: Request) -> Response:
@@ -295,11 +325,11 @@ async def page(request: Request) -> Response:
 
 
 async def game_replay(request: Request) -> Response:
-    return JSONResponse(await (await _table(request)).replay())
+    return JSONResponse(await (await _readable(request)).replay())
 
 
 async def deal_review(request: Request) -> Response:
-    table = await _table(request)
+    table = await _readable(request)
 
     def may_start() -> None:  # a new review is a solver's job: so many a minute an address
         request.app.state.reviews.refuse(
@@ -324,18 +354,20 @@ def create_app(
     on_ready: Callable[[int], None] | None = None,
     redis: str | None = None,
     node: str | None = None,
+    pool: BotPool | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
     unfinished tables were resumed, once the server can take requests. One client address
     may create ``tables_per_minute`` tables at once, and then as many a minute; and send
     ``guesses_per_minute`` wrong credentials at once, and then as many a minute. With
-    ``redis``, the app is node ``node`` of several (docs/deploy.md)."""
+    ``redis``, the app is node ``node`` of several (docs/deploy.md). The bots think in
+    ``pool`` when given (tests), else in ``workers`` processes of the app's own."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(url, node=node if redis is not None else None)
-        pool = BotPool(workers)
-        tables = Tables(store, pool)
+        bots = pool or BotPool(workers)
+        tables = Tables(store, bots)
         app.state.tables = tables
         app.state.cluster = None
         if redis is not None:
@@ -347,7 +379,8 @@ def create_app(
         app.state.accounts = Accounts(store)
         quotas = {
             "sign_ins": Quota(sign_ins_per_minute / 60, sign_ins_per_minute),
-            "wrong_names": Quota(WRONG_PER_NAME / 3600, WRONG_PER_NAME),
+            "name_tries": Quota(TRIES_PER_NAME / 3600, TRIES_PER_NAME),
+            "device_tries": Quota(TRIES_PER_DEVICE / 3600, TRIES_PER_DEVICE),
             "sign_ups": Quota(sign_ups_per_hour / 3600, sign_ups_per_hour),
             "quota": Quota(tables_per_minute / 60, tables_per_minute),
             "guesses": Quota(guesses_per_minute / 60, guesses_per_minute),
@@ -365,7 +398,7 @@ def create_app(
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 50, 20)
-        warming = asyncio.create_task(pool.warm_up()) if warm_up else None
+        warming = asyncio.create_task(bots.warm_up()) if warm_up else None
         if on_ready is not None:
             on_ready(app.state.resumed)
         try:
@@ -374,7 +407,7 @@ def create_app(
             if warming is not None:
                 warming.cancel()
             tables.stop()
-            pool.close()
+            bots.close()
             store.close()  # every write under way stored, and no more
             if tables.cluster is not None:  # then its leases go: the others take its tables
                 await tables.cluster.stop()

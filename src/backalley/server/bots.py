@@ -6,16 +6,21 @@ table's record (it never leaves the server), rebuilds the game, and answers from
 view only — a bot sees what its seat sees — or, for a claim, settles it with
 :func:`backalley.analysis.claim`.
 
-The workers are shared fairly (:class:`FairShare`): a job waits its turn in the pool, not in
-the executor's first-come queue, and the next free worker goes to the table that has had the
-least of the workers' time lately, so that twenty tables of expert bots do not hold up the
-easy bots of another; bots' moves and claims go ahead of reviews. A worker is replaced after
-``JOBS_PER_WORKER`` jobs, so that whatever one grows (caches, fragmentation) is given back.
+The workers are in two lanes: those of the solver (the ``hard`` and ``expert`` bots, claims
+and reviews) and a light one for the bots that need no solver (``easy``, ``medium``: a few
+milliseconds a move), which never wait behind a solver's second of thought. Within a lane the
+workers are shared fairly (:class:`FairShare`): a job waits its turn in the lane, and the next
+free worker goes to the table that has had the least of the lane's time lately, so that twenty
+tables of expert bots do not hold up the hard bots of another; bots' moves and claims go ahead
+of reviews. Each worker is a process of its own, given one job at a time, and replaced after
+``JOBS_PER_WORKER`` jobs (:class:`Worker`), so that whatever one grows (caches, fragmentation)
+is given back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import multiprocessing
@@ -27,7 +32,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -94,14 +99,14 @@ def _warm_up() -> None:
     compile_search()
 
 
-def _processes(workers: int) -> Executor:
-    # Spawned, not forked: the server's threads (the store's writer) stay behind.
+def _process() -> Executor:
+    """One worker process. Spawned, not forked: the server's threads (the store's writer)
+    stay behind."""
     return ProcessPoolExecutor(
-        max_workers=workers,
+        max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_watch_parent,
         initargs=(os.getpid(),),
-        max_tasks_per_child=JOBS_PER_WORKER,
     )
 
 
@@ -165,41 +170,182 @@ class FairShare:
                 del self.waiting[kind][key]
 
 
+class Worker:
+    """One worker process (an executor of its own), which takes one job at a time. After
+    ``JOBS_PER_WORKER`` jobs its successor is started and made ready (its modules imported,
+    the solver loaded) while it goes on working; the first job after that goes to the
+    successor, and the old process ends. Nothing waits for a worker to be born.
+
+    A pool of several processes sharing one queue is not used: with ``max_tasks_per_child``
+    (how it replaced its workers), CPython 3.11's pool spawns no successor for a worker that
+    ends while another is idle, and so shrank to one process, every job of the server queued
+    behind whichever ran there first come, first served, whatever the fair share chose."""
+
+    def __init__(
+        self,
+        executor: Executor,
+        make: Callable[[], Executor] | None = None,
+        ready: Callable[[], Any] | None = None,
+    ) -> None:
+        """A worker on ``executor``, replaced by ``make()`` made ready by ``ready()``; without
+        ``make`` (tests: a thread), never replaced."""
+        self.executor, self.make, self.ready = executor, make, ready or _nothing
+        self.jobs = 0
+        self.successor: tuple[Executor, Future[Any]] | None = None
+        self.processes: list[Any] = []  #: its process (multiprocessing.Process), once started
+
+    def submit(self, work: Callable[..., Any], *args: Any) -> Future[Any]:
+        """Start ``work(*args)`` here (the worker is idle: the lane gave it out)."""
+        if self.successor is not None and self.successor[1].done():
+            old, (self.executor, _) = self.executor, self.successor
+            self.successor, self.jobs = None, 0
+            old.shutdown(wait=False)  # idle: its process ends now
+        future = self.executor.submit(work, *args)
+        self.processes = list(getattr(self.executor, "_processes", {}).values())
+        self.jobs += 1
+        if self.make is not None and self.jobs >= JOBS_PER_WORKER and self.successor is None:
+            executor = self.make()
+            self.successor = (executor, executor.submit(self.ready))
+        return future
+
+    def died(self) -> str:
+        """The worker's process died (its executor broke): how, for the log; a new one is
+        made at once."""
+        said = []
+        for process in self.processes:
+            process.join(1)
+            said.append(f"pid {process.pid}, {_exit_reason(process.exitcode)}")
+        if self.make is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self.make()
+            self.jobs = 0
+        return "; ".join(said) or "no process known"
+
+    def pids(self) -> list[int]:
+        """The ids of its processes now (its successor's included)."""
+        executors = [self.executor] + ([self.successor[0]] if self.successor else [])
+        return [pid for e in executors for pid in getattr(e, "_processes", {})]
+
+    def close(self) -> None:
+        """Stop at once: a job under way is dropped (see :meth:`BotPool.close`)."""
+        executors = [self.executor] + ([self.successor[0]] if self.successor else [])
+        processes = [p for e in executors for p in getattr(e, "_processes", {}).values()]
+        for executor in executors:
+            executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(5)
+
+
+def _nothing() -> None:
+    """A worker's readiness when it needs none."""
+
+
+def _ready() -> None:
+    """A light worker made ready: the bots that need no solver, loaded."""
+    from backalley.bots import make_bot
+
+    for level in ("easy", "medium"):
+        _bots.setdefault(level, make_bot(level))
+
+
+def _exit_reason(code: int | None) -> str:
+    """How a process ended, from its exit code: ``killed by SIGKILL``, ``exit code 1``."""
+    if code is None:
+        return "still running"
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by {signal.Signals(-code).name}"
+        return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+class Lane:
+    """Workers for one kind of job, shared fairly between tables (:class:`FairShare`)."""
+
+    def __init__(self, name: str, workers: list[Worker]) -> None:
+        self.name = name
+        self.workers = workers
+        self.idle = deque(workers)  #: the longest idle first
+        self.share = FairShare(len(workers))
+
+    async def run(self, work: Callable[..., Any], *args: Any, key: str, kind: int) -> Any:
+        """``work(*args)`` in a worker of this lane, when the fair share gives table ``key``
+        one. The worker is this table's, and charged to it, until its process is done with
+        the job, even when the caller stops waiting (a decision no longer wanted still runs
+        to its end there: the next job must not queue behind it)."""
+        await self.share.turn(key, kind)
+        worker = self.idle.popleft()
+        loop = asyncio.get_running_loop()
+        started = time.monotonic()
+
+        def free(_: Any = None) -> None:
+            self.share.charge(key, time.monotonic() - started)
+            self.idle.append(worker)
+            self.share.done()
+
+        try:
+            future = worker.submit(work, *args)
+        except BrokenProcessPool:  # it died idle
+            _said_dead(worker)
+            free()
+            return await self.run(work, *args, key=key, kind=kind)
+        except BaseException:
+            free()
+            raise
+        future.add_done_callback(lambda _: _call_soon(loop, free))
+        try:
+            return await asyncio.wrap_future(future)
+        except BrokenProcessPool:  # it died at work
+            _said_dead(worker)
+            return await self.run(work, *args, key=key, kind=kind)
+
+
+def _said_dead(worker: Worker) -> None:
+    log.error("a bot worker died (%s): it is made anew, and its job asked again", worker.died())
+
+
+def _call_soon(loop: asyncio.AbstractEventLoop, callback: Callable[[], None]) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nobody waits
+        loop.call_soon_threadsafe(callback)
+
+
 class BotPool:
-    """The worker processes that think for the server's bots and settle its claims. A worker
-    that dies (killed, out of memory) breaks the whole process pool: it is then made anew,
-    said in the log, and the work asked again once."""
+    """The worker processes that think for the server's bots and settle its claims, in two
+    lanes: ``workers`` processes for the solver (the ``hard`` and ``expert`` bots, claims,
+    reviews), and one light process for the bots that need none (``easy``, ``medium``), so
+    that a table of those never waits behind a solver's second of thought. A worker that
+    dies (killed, out of memory) is made anew, said in the log with how it ended, and its
+    job asked again once. ``executor`` (tests) runs every job there instead."""
 
     def __init__(self, workers: int | None = None, executor: Executor | None = None) -> None:
         self.workers = workers or max(2, (os.cpu_count() or 2) - 1)
-        self.executor = executor or _processes(self.workers)
-        self.share = FairShare(self.workers)
+        if executor is not None:
+            self.solver = Lane("solver", [Worker(executor) for _ in range(self.workers)])
+            self.light = Lane("light", [Worker(executor)])
+        else:
+            solvers = [Worker(_process(), _process, _warm_up) for _ in range(self.workers)]
+            self.solver = Lane("solver", solvers)
+            self.light = Lane("light", [Worker(_process(), _process, _ready)])
 
-    async def _run(self, work: Callable[..., Any], *args: Any, key: str, kind: int) -> Any:
-        """``work(*args)`` in a worker, when the fair share gives table ``key`` one."""
-        await self.share.turn(key, kind)
-        started = time.monotonic()
-        try:
-            return await self._in_worker(work, *args)
-        finally:
-            self.share.charge(key, time.monotonic() - started)
-            self.share.done()
+    async def _run(
+        self, work: Callable[..., Any], *args: Any, key: str, kind: int, lane: Lane | None = None
+    ) -> Any:
+        """``work(*args)`` in a worker of ``lane`` (the solver's by default), for table
+        ``key``."""
+        return await (lane or self.solver).run(work, *args, key=key, kind=kind)
 
-    async def _in_worker(self, work: Callable[..., Any], *args: Any) -> Any:
-        loop = asyncio.get_running_loop()
-        executor = self.executor
-        try:
-            return await loop.run_in_executor(executor, work, *args)
-        except BrokenProcessPool:
-            if self.executor is executor:  # the first to see it makes the new pool
-                log.error("a bot worker died: its process pool is made anew")
-                executor.shutdown(wait=False, cancel_futures=True)
-                self.executor = _processes(self.workers)
-            return await loop.run_in_executor(self.executor, work, *args)
+    def lane_of(self, level: str) -> Lane:
+        """The lane a bot of ``level`` thinks in."""
+        from backalley.bots import needs_solver
+
+        return self.solver if needs_solver(level) else self.light
 
     async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
         """The bot's action, computed in a worker, for table ``key``."""
-        result: str = await self._run(_decide, record, seat, level, key=key, kind=MOVE)
+        lane = self.lane_of(level)
+        result: str = await self._run(_decide, record, seat, level, key=key, kind=MOVE, lane=lane)
         return result
 
     async def claim(
@@ -216,20 +362,25 @@ class BotPool:
         return result
 
     async def warm_up(self) -> None:
-        """Have a worker load the solver, so that the first claim is not slow."""
+        """Make every worker ready before its first job, so that no bot's first move and no
+        first claim is slow: one solver worker loads the solver (compiling it, the first time
+        on a machine: a minute), then the others load it from numba's cache; the light one
+        loads its bots."""
         await self._run(_warm_up, key="", kind=REVIEW)
+        others = [self._run(_warm_up, key="", kind=REVIEW) for _ in self.solver.workers[1:]]
+        await asyncio.gather(*others, self._run(_ready, key="", kind=REVIEW, lane=self.light))
+
+    def pids(self) -> list[int]:
+        """The ids of the worker processes now."""
+        return [pid for lane in (self.solver, self.light) for w in lane.workers for pid in w.pids()]
 
     def close(self) -> None:
         """Stop the workers: a decision under way is dropped, and so is the solver's first
         compilation (a minute on a new machine, which a stopping server does not wait for:
         it is made again, or loaded from numba's cache, at the next start)."""
-        running = getattr(self.executor, "_processes", None) or {}  # a process pool's workers
-        processes = list(running.values())
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.join(5)
+        for lane in (self.solver, self.light):
+            for worker in lane.workers:
+                worker.close()
 
 
-__all__ = ["JOBS_PER_WORKER", "BotPool", "FairShare"]
+__all__ = ["JOBS_PER_WORKER", "BotPool", "FairShare", "Lane", "Worker"]

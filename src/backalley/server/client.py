@@ -61,13 +61,15 @@ def exchange(
 
 class Member:
     """A client signed in to an account, as a browser is: it sends the session cookie, the
-    page's origin and, with every change, the session's CSRF token."""
+    page's origin and, with every change, the session's CSRF token; and to sign in, the
+    device cookie its sign-ins were given (a device the account knows)."""
 
     def __init__(self, base: str) -> None:
         self.base = base
         self.cookie: str | None = None
         self.csrf: str | None = None
         self.account: dict[str, Any] | None = None
+        self.device: str | None = None
 
     def sign_up(self, name: str, password: str) -> tuple[int, Any]:
         return self._sign("/api/account/signup", name, password)
@@ -79,17 +81,20 @@ class Member:
         status, answer, headers = exchange(
             self.base, "POST", path, {"name": name, "password": password}, headers=self.headers()
         )
-        found = re.search(r"backalley_session=([^;]+)", headers.get("set-cookie", ""))
-        if found:
-            self.cookie = found.group(1)
-            self.csrf, self.account = answer["csrf"], answer["account"]
+        for cookie in headers.get_all("set-cookie") or []:
+            if found := re.match(r"backalley_session=([^;]+)", cookie):
+                self.cookie = found.group(1)
+                self.csrf, self.account = answer["csrf"], answer["account"]
+            elif found := re.match(r"backalley_device=([^;]+)", cookie):
+                self.device = found.group(1)
         return status, answer
 
     def headers(self, csrf: bool = True) -> dict[str, str]:
-        """What a browser sends from this server's page: the origin, the cookie, the token."""
+        """What a browser sends from this server's page: the origin, the cookies, the token."""
         sent = {"origin": self.base}
-        if self.cookie is not None:
-            sent["cookie"] = f"backalley_session={self.cookie}"
+        cookies = {"backalley_session": self.cookie, "backalley_device": self.device}
+        if any(cookies.values()):
+            sent["cookie"] = "; ".join(f"{k}={v}" for k, v in cookies.items() if v is not None)
         if csrf and self.csrf is not None:
             sent["x-csrf-token"] = self.csrf
         return sent

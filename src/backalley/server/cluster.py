@@ -83,7 +83,11 @@ class Cluster:
             redis_url, socket_connect_timeout=1, socket_timeout=2, retry_on_timeout=False
         )
         self._listener: Redis = Redis.from_url(redis_url, socket_connect_timeout=1)
-        self.available = False  #: subscribed to Redis: the cross-node features work
+        self.subscribed = False  #: the listener hears this node's channel and the common one
+        #: Redis answers commands: false from the first that failed (down, or stalled past
+        #: its timeout) until the next heartbeat it takes
+        self.reachable = True
+        self._back_at = 0.0  #: when Redis last came back (the monotonic clock)
         self.draining = False
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -94,6 +98,27 @@ class Cluster:
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
         self.quotas: dict[str, Quota] = {}  #: the limits shared with the other nodes
         self._renewed = time.monotonic()
+
+    @property
+    def available(self) -> bool:
+        """Whether the cross-node features work now: Redis heard, and answering."""
+        return self.subscribed and self.reachable
+
+    def _unreachable(self, error: BaseException) -> None:
+        """A command to Redis failed: until one succeeds again, nothing is forwarded (each
+        client is told at once to try again later), and the tunnels under way end."""
+        if self.reachable:
+            log.warning("node %s: Redis does not answer (%s): cross-node features wait",
+                        self.node, error)  # fmt: skip
+            self.reachable = False
+            self.relay.lost()
+
+    def _answered(self) -> None:
+        """A command to Redis succeeded."""
+        if not self.reachable:
+            log.info("node %s: Redis answers again", self.node)
+            self.reachable = True
+            self._back_at = time.monotonic()
 
     def _key(self, kind: str, node: str | None = None) -> str:
         """This cluster's key of ``kind`` for ``node`` (this one's by default)."""
@@ -356,9 +381,10 @@ class Cluster:
                     for channel, frame, _ in batch:
                         pipe.publish(channel, frame)
                     heard = await pipe.execute()
-            except Exception as error:
+            except Exception as error:  # Redis is away, not the nodes: said as such
                 log.warning("node %s: %d messages not sent: %s", self.node, len(batch), error)
-                heard = [0] * len(batch)
+                self._unreachable(error)
+                continue
             for (_, _, node), count in zip(batch, heard, strict=True):
                 if node is not None and not count:
                     try:
@@ -374,7 +400,7 @@ class Cluster:
             pubsub = self._listener.pubsub()
             try:
                 await pubsub.subscribe(self.inbox(self.node), self.broadcast)
-                self.available, delay = True, 0.1
+                self.subscribed, delay = True, 0.1
                 log.info("node %s: linked to the other nodes through Redis", self.node)
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
@@ -387,10 +413,10 @@ class Cluster:
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                if self.available:
+                if self.subscribed:
                     log.warning("node %s: Redis lost (%s): cross-node features wait", self.node,
                                 error)  # fmt: skip
-                self.available = False
+                self.subscribed = False
                 self.relay.lost()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
@@ -458,16 +484,23 @@ class Cluster:
 
     async def _beat(self) -> None:
         """Say this node is up, with its public tables for the lobby; end the tunnels of the
-        nodes whose heartbeat stopped."""
+        nodes whose heartbeat stopped. A heartbeat Redis does not take says it is away; the
+        next it takes, that it is back (and for ALIVE seconds after, no node is taken for
+        gone: their heartbeats may not be back in Redis yet)."""
         while not self._stopped:
             try:
                 lobby = json.dumps(self.tables.lobby()).encode()
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.set(self._key("alive"), self._token, ex=ALIVE)
-                    pipe.set(self._key("lobby"), lobby, ex=ALIVE)
-                    await pipe.execute()
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        pipe.set(self._key("alive"), self._token, ex=ALIVE)
+                        pipe.set(self._key("lobby"), lobby, ex=ALIVE)
+                        await pipe.execute()
+                except Exception as error:
+                    self._unreachable(error)
+                    raise
+                self._answered()
                 peers = sorted((self.relay.peers() | set(self.relay.dead)) - {self.node})
-                if peers:
+                if peers and time.monotonic() - self._back_at > ALIVE:
                     alive = await self.redis.mget([self._key("alive", p) for p in peers])
                     for peer, beat in zip(peers, alive, strict=True):
                         if beat is not None:
@@ -484,6 +517,8 @@ class Cluster:
         to be partial when Redis is out of reach."""
         merged = {key: list(entries) for key, entries in here.items()}
         seen = {entry["id"] for entries in merged.values() for entry in entries}
+        if not self.available:  # not worth a timeout: said at once
+            return {**merged, "partial": PARTIAL}
         try:
             pattern = f"{self.prefix}:lobby:*"
             keys = [k async for k in self.redis.scan_iter(match=pattern, count=1000)]

@@ -6,7 +6,8 @@ hundreds, held them all for as long as it liked: the app never sees a request th
 begun. Both are answered here, in uvicorn's own HTTP and WebSocket protocols: a connection
 over the address's cap is answered ``429`` and closed at once; one whose next request head
 has not come ``HEAD_WAIT`` seconds after it opened (or after its last answer) is closed. A
-request's body has a limit of its own, in the app (``too_slow``).
+request's body has a limit of its own, in the app (``too_slow``); a request answered before
+its body has all come (that refusal, or any other) is closed with its answer.
 """
 
 from __future__ import annotations
@@ -86,7 +87,14 @@ class GuardedHTTP(H11Protocol):
             self.transport.close()
 
     def on_response_complete(self) -> None:
-        self._wait_for_head()
+        if self.conn.their_state is h11.SEND_BODY:
+            # Answered before its body came (a refusal: too large, too slow, no such table):
+            # the rest is never read, so the connection ends with the answer. Kept open, a
+            # client sending a byte now and then held it for as long as it liked.
+            log.debug("%s: answered before its body came: closed", self._address)
+            self.transport.close()
+        else:
+            self._wait_for_head()
         super().on_response_complete()
 
     def handle_websocket_upgrade(self, event: h11.Request) -> None:

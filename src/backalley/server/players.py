@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, true
 from sqlalchemy.engine import Connection
 
 from backalley.engine import DealKind, Game, contract_made
@@ -45,14 +45,20 @@ def seat_stats(game: Game, seat: int) -> dict[str, Any]:
     return stats
 
 
-def profile(connection: Connection, account_id: str) -> dict[str, Any] | None:
+def profile(
+    connection: Connection, account_id: str, viewer: str | None = None
+) -> dict[str, Any] | None:
     """An account's profile: its name, rating and its history, its figures summed over its
-    games, its partners, and its games (in play and finished)."""
+    games, its partners, and its games (in play and finished). To anyone but the account
+    itself (``viewer``), its games, partners and the tables of its rating's history are
+    those of public tables only; the figures and the rating count every game (they name
+    none)."""
     row = connection.execute(select(accounts).where(accounts.c.id == account_id)).first()
     if row is None or row.deleted is not None:
         return None
+    own = viewer == account_id
     rows = connection.execute(
-        select(game_players, tables.c.config, tables.c.summary, tables.c.status)
+        select(game_players, tables.c.config, tables.c.summary, tables.c.status, tables.c.public)
         .join(tables, tables.c.id == game_players.c.table_id)
         .where(game_players.c.account_id == account_id)
         .order_by(game_players.c.ended.desc().nulls_first())
@@ -76,6 +82,8 @@ def profile(connection: Connection, account_id: str) -> dict[str, Any] | None:
         side = r.seat % sides
         won = summary.get("winner") == side and not r.left
         totals["won"] += won
+        if not (own or r.public):
+            continue
         if sides == 2 and not r.left:
             partner = summary["players"][(r.seat + 2) % 4]
             partners[partner] = partners.get(partner, 0) + 1
@@ -88,6 +96,7 @@ def profile(connection: Connection, account_id: str) -> dict[str, Any] | None:
         select(seats.c.table_id, seats.c.seat, tables.c.config, tables.c.status)
         .join(tables, tables.c.id == seats.c.table_id)
         .where(seats.c.account_id == account_id, tables.c.status.in_(("open", "playing")))
+        .where(tables.c.public == 1 if not own else true())
         .order_by(tables.c.created.desc())
     ).all()
     deals = totals["deals"]
@@ -102,7 +111,7 @@ def profile(connection: Connection, account_id: str) -> dict[str, Any] | None:
         "name": row.name,
         "since": row.created,
         "rating": _standing(connection, account_id).to_json(),
-        "history": history(connection, account_id),
+        "history": history(connection, account_id, own),
         "figures": figures,
         "partners": [
             {"name": name, "games": count}
@@ -126,15 +135,21 @@ def _standing(connection: Connection, account_id: str) -> Standing:
     return Standing() if row is None else Standing(row.mu, row.sigma, row.games)
 
 
-def history(connection: Connection, account_id: str) -> list[dict[str, Any]]:
-    """The account's rating after each of its rated games, oldest first."""
+def history(connection: Connection, account_id: str, own: bool = True) -> list[dict[str, Any]]:
+    """The account's rating after each of its rated games, oldest first; unless ``own``,
+    a private table's id is left out (``null``)."""
     rows = connection.execute(
-        select(rating_history)
+        select(rating_history, tables.c.public)
+        .join(tables, tables.c.id == rating_history.c.table_id, isouter=True)
         .where(rating_history.c.account_id == account_id)
         .order_by(rating_history.c.at, rating_history.c.table_id)
     ).all()
     return [
-        {"table": r.table_id, "at": r.at, "rating": Standing(r.mu, r.sigma, r.games).shown}
+        {
+            "table": r.table_id if own or r.public else None,
+            "at": r.at,
+            "rating": Standing(r.mu, r.sigma, r.games).shown,
+        }
         for r in rows
     ]
 

@@ -241,9 +241,10 @@ class Tables:
             "playing": [t.lobby_entry() for t in public if t.status == "playing"],
         }
 
-    async def finished(self, limit: int = 50) -> list[dict[str, Any]]:
-        """The latest finished games, newest first: id, rules, players, scores, winner."""
-        return await asyncio.to_thread(self.store.finished, limit)
+    async def finished(self, limit: int = 50, account: str | None = None) -> list[dict[str, Any]]:
+        """The latest finished games of public tables (and ``account``'s own), newest first:
+        id, rules, players, scores, winner."""
+        return await asyncio.to_thread(self.store.finished, limit, account)
 
     async def rename(self, account: str, name: str) -> None:
         """A deleted account's games: under ``name`` wherever they are shown (on every node)."""

@@ -11,8 +11,9 @@ needs no address the others can reach (docs/deploy.md says why we forward and do
 redirect).
 
 A tunnel ends, and its client is closed with ``CLOSE_MOVED`` to reconnect with ``since``, when
-the table moves (another node took it), when the other end's node is gone (its heartbeat
-stopped, or a message to it found nobody listening), or when Redis is lost.
+the table moves (another node took it) or when the other end's node is gone (its heartbeat
+stopped, or a message to it found nobody listening); with ``CLOSE_UNREACHABLE``, to try again
+a little later, when Redis is lost or stops answering.
 """
 
 from __future__ import annotations
@@ -408,9 +409,20 @@ class Relay:
                 answer.set_exception(ConnectionError(f"node {node} is gone"))
 
     def lost(self) -> None:
-        """Redis is lost: every tunnel ends (its messages may have been lost with it)."""
-        for node in self.peers():
-            self.gone(node)
+        """Redis is lost or does not answer: every tunnel ends (its messages may have been
+        lost with it), its client told that the table's server cannot be reached just now
+        (``CLOSE_UNREACHABLE``: the other nodes are not gone, and a client sent to reconnect
+        at once would only be refused); the answers awaited will not come. No node is taken
+        for gone: their leases, in the database, say who holds what."""
+        for tunnel in list(self.edges.values()):
+            tunnel.close(
+                protocol.CLOSE_UNREACHABLE, "the server holding this table cannot be reached"
+            )
+        for owned in list(self.owned.values()):
+            owned.gone()
+        for _, answer in list(self.waiting.values()):
+            if not answer.done():
+                answer.set_exception(ConnectionError("Redis is lost"))
 
 
 __all__ = ["CALLS", "EdgeTunnel", "OwnerTunnel", "Relay", "pack_scope", "unpack_scope"]

@@ -118,7 +118,7 @@ async def table_socket(socket: WebSocket) -> None:
     seat = table.seat_of(hello.token) if hello.token is not None else None
     if hello.token is None and hello.watch is None:  # a signed-in player's own seat, maybe
         session = await socket.app.state.accounts.session(socket.cookies.get(COOKIE))
-        if session is not None and same_origin(socket):
+        if session is not None and same_origin(socket, required=True):
             seat = table.seat_of(None, session.account.id)
     if (hello.token is not None and seat is None) or (
         seat is None and not table.may_watch(hello.watch)

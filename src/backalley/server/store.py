@@ -34,6 +34,7 @@ from sqlalchemy import (
     event,
     insert,
     inspect,
+    or_,
     select,
     text,
     update,
@@ -79,6 +80,9 @@ tables = Table(
     Column("summary", Text),  # JSON, once finished: players, scores, winner (the history list)
     # Whether the ratings have taken the finished game in: null not yet, 1 rated, 0 not rated.
     Column("rating", Integer),
+    # 1: listed to everyone (the lobby, finished games, profiles); 0: only to its players
+    # (the setting ``public``, kept apart from ``config`` to be queried).
+    Column("public", Integer),
 )
 #: The tables whose game is not over are looked for often (start-up, and every node's scan
 #: for tables whose owner is gone): by status, not through every finished game.
@@ -115,6 +119,17 @@ sessions = Table(
     Column("hash", LargeBinary, primary_key=True),  # of the cookie's secret
     Column("account_id", String(16), nullable=False, index=True),
     Column("csrf", String(32), nullable=False),  # sent back in a header by every change
+    Column("created", Float, nullable=False),
+)
+
+#: The devices (browsers) that have signed in to an account: the hash of the device cookie's
+#: secret, for each account it signed in to. A known device is not locked out of its account
+#: by a stranger's wrong guesses (OWASP's device cookies; docs/protocol.md, limits).
+devices = Table(
+    "devices",
+    metadata,
+    Column("hash", LargeBinary, primary_key=True),
+    Column("account_id", String(16), primary_key=True),
     Column("created", Float, nullable=False),
 )
 
@@ -225,19 +240,36 @@ def open_engine(url: str) -> Engine:
     metadata.create_all(engine)
     with engine.begin() as connection:  # a database made before the index was
         connection.execute(text("CREATE INDEX IF NOT EXISTS tables_status ON tables (status)"))
-    _add_columns(engine, "tables", {"summary": "TEXT", "rating": "INTEGER"})
+    if _add_columns(
+        engine, "tables", {"summary": "TEXT", "rating": "INTEGER", "public": "INTEGER"}
+    ):
+        _fill_public(engine)
     _add_columns(engine, "events", {"schema": "INTEGER"})
     _add_columns(engine, "seats", {"away_at": "FLOAT", "account_id": "VARCHAR(16)"})
     return engine
 
 
-def _add_columns(engine: Engine, table: str, wanted: dict[str, str]) -> None:
-    """Add the columns a database made by an older server lacks."""
+def _add_columns(engine: Engine, table: str, wanted: dict[str, str]) -> bool:
+    """Add the columns a database made by an older server lacks: whether any was."""
     have = {c["name"] for c in inspect(engine).get_columns(table)}
+    added = False
     for name, kind in wanted.items():
         if name not in have:
             with engine.begin() as connection:
                 connection.execute(text(f"ALTER TABLE {table} ADD COLUMN {name} {kind}"))
+            added = True
+    return added
+
+
+def _fill_public(engine: Engine) -> None:
+    """The ``public`` column of the tables an older server made, from their settings."""
+    with engine.begin() as connection:
+        rows = connection.execute(
+            select(tables.c.id, tables.c.config).where(tables.c.public.is_(None))
+        ).all()
+        for row in rows:
+            public = int(bool(json.loads(row.config).get("public")))
+            connection.execute(update(tables).where(tables.c.id == row.id).values(public=public))
 
 
 @dataclass(frozen=True)
@@ -318,6 +350,7 @@ class Store:
                     host_hash=host,
                     watch_hash=watch,
                     status="open",
+                    public=int(bool(config.get("public"))),
                 ),
             )
         ]
@@ -469,12 +502,17 @@ class Store:
             query = select(tables.c.id).where(tables.c.status.in_(("open", "playing")))
             return [row.id for row in connection.execute(query)]
 
-    def finished(self, limit: int) -> list[dict[str, Any]]:
-        """The latest ``limit`` finished games, newest first: id, rules and summary."""
+    def finished(self, limit: int, account: str | None = None) -> list[dict[str, Any]]:
+        """The latest ``limit`` finished games anyone may see, newest first: id, rules and
+        summary. A private game is listed only to an ``account`` that played it."""
+        seen = tables.c.public == 1
+        if account is not None:
+            played = select(game_players.c.table_id).where(game_players.c.account_id == account)
+            seen = or_(seen, tables.c.id.in_(played))
         with self.engine.connect() as connection:
             query = (
                 select(tables.c.id, tables.c.config, tables.c.summary)
-                .where(tables.c.status == "finished", tables.c.summary.is_not(None))
+                .where(tables.c.status == "finished", tables.c.summary.is_not(None), seen)
                 .order_by(tables.c.finished.desc())
                 .limit(limit)
             )
@@ -482,6 +520,15 @@ class Store:
                 {"id": row.id, "rules": json.loads(row.config)["rules"]} | json.loads(row.summary)
                 for row in connection.execute(query)
             ]
+
+    def played(self, table_id: str, account: str) -> bool:
+        """Whether ``account`` held a seat of ``table_id``'s game (to its end, or until it
+        left it for good)."""
+        with self.engine.connect() as connection:
+            query = select(game_players.c.seat).where(
+                game_players.c.table_id == table_id, game_players.c.account_id == account
+            )
+            return connection.execute(query.limit(1)).first() is not None
 
     def load(self, table_id: str) -> StoredTable | None:
         """A table with its whole log, or ``None`` when there is no such table."""

@@ -210,10 +210,12 @@ class Table(Records, Driver):
             host_hash=stored.host_hash, watch_hash=stored.watch_hash,
             invite_hashes=stored.invite_hashes,
         )  # fmt: skip
-        table.token_hashes = list(stored.token_hashes)
-        table.accounts = list(stored.account_ids) or [None] * len(table.names)
         for row in stored.events:
             table._replay(Event(row.seq, EventKind(row.kind), row.data, row.client_id))
+        # Who holds each seat now, as stored: after the replay, whose departures clear the
+        # seats they name (a seat left and taken again kept no token after a restart).
+        table.token_hashes = list(stored.token_hashes)
+        table.accounts = list(stored.account_ids) or [None] * len(table.names)
         table.status = stored.status
         table._finish_stored = stored.status == "finished"
         table._away_at = list(stored.away_at) or [None] * len(table.names)
@@ -314,6 +316,32 @@ class Table(Records, Driver):
 
     def is_host(self, token: str | None) -> bool:
         return matches(token, self.host_hash)
+
+    def may_read(self, credential: str | None, account: str | None = None) -> bool:
+        """Whether a reader may see this table — its settings and seats, its game's record,
+        replay and reviews: anyone at a public table; at a private one, whoever holds one
+        of its secrets (a seat's token, the host's, an invite, the watch code) or the
+        account of one of its seats. (An account that left it is known to the store:
+        :meth:`played_by`.)"""
+        return (
+            self.settings.public
+            or self.opens(credential)
+            or (account is not None and account in self.accounts)
+        )
+
+    def opens(self, credential: str | None) -> bool:
+        """Whether ``credential`` is one of the table's secrets: a seat's token, the host's,
+        an invite or the watch code."""
+        found = False
+        for stored in (*self.token_hashes, self.host_hash, self.watch_hash, *self.invite_hashes):
+            found |= matches(credential, stored)  # all of them: no early exit to time
+        return found
+
+    async def played_by(self, account: str) -> bool:
+        """Whether ``account`` held a seat of this table's game, here now or left for good."""
+        return account in self.accounts or await asyncio.to_thread(
+            self.store.played, self.id, account
+        )
 
     async def take(self, seat: int, invite: str, name: object, account: str | None = None) -> str:
         """Seat a person who holds ``seat``'s invite: their token (shown once).

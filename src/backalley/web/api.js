@@ -64,6 +64,21 @@ export function remember(tableId, facts) {
   return all[tableId];
 }
 
+/** The secret this browser holds for ``tableId`` — its seat's token, the host's, the watch
+ * code (``watch``: one given in the address) — which a private table's routes ask for; the
+ * session's cookie goes along by itself. */
+export function credentialOf(tableId, watch) {
+  const mine = remembered()[tableId] || {};
+  if (watch) return watch;
+  if (mine.token || mine.host) return mine.token || mine.host;
+  if (!mine.watch) return undefined;
+  try {  // remembered as the watch link
+    return new URL(mine.watch, location.href).searchParams.get("watch") || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** This browser no longer sits at ``tableId`` (its player left it). */
 export function forget(tableId) {
   const all = remembered();

@@ -36,7 +36,7 @@ async function route() {
     const player = path.match(/^\/players\/([\w-]+)$/);
     let left;
     if (table) left = await renderTable(main, table[1], new URLSearchParams(location.search), go);
-    else if (replay) left = await renderReplay(main, replay[1]);
+    else if (replay) left = await renderReplay(main, replay[1], new URLSearchParams(location.search));
     else if (player) left = await renderProfile(main, player[1]);
     else if (path === "/leaderboard") left = await renderLeaderboard(main);
     else if (path === "/account") left = await renderAccount(main, go);

@@ -1,6 +1,6 @@
 // The home page: play at once against bots, the lobby (public tables waiting for players and
 // games to watch), a new table of one's own, and the games of this browser.
-import { about, call, me, remember, remembered } from "./api.js";
+import { about, call, credentialOf, me, remember, remembered } from "./api.js";
 import { botLabel } from "./cards.js";
 import { element, keepName, nameField, toast } from "./dom.js";
 import { t } from "./i18n.js";
@@ -181,7 +181,7 @@ async function yourGames() {
     const here = new Set(tables.map(([id]) => id));
     tables = tables.concat(seats.filter((s) => !here.has(s.table)).map((s) => [s.table, { seat: s.seat }])).slice(0, 30);
   }
-  const infos = await Promise.all(tables.map(([id]) => call("GET", `/api/tables/${id}`).catch(() => null)));
+  const infos = await Promise.all(tables.map(([id]) => call("GET", `/api/tables/${id}`, undefined, credentialOf(id)).catch(() => null)));
   tables.forEach(([id], index) => {
     const info = infos[index];
     if (!info) return;

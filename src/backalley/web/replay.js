@@ -2,7 +2,7 @@
 // front of its players with its winner marked, the tricks each side has taken, a deal's points
 // once its last card is down, and each deal's review alongside. It plays itself, or card by
 // card. The frames come from the server's engine, so the page works out nothing itself.
-import { call } from "./api.js";
+import { call, credentialOf } from "./api.js";
 import { bidLabel, cardElement, seatName, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { feltSkeleton, layTrick, placeOf } from "./felt.js";
@@ -11,8 +11,9 @@ import { reviewNodes } from "./review.js";
 
 const STEP = 900;  // ms a card while the replay plays itself
 
-export async function renderReplay(main, tableId) {
-  const game = await call("GET", `/api/tables/${tableId}/replay`);
+export async function renderReplay(main, tableId, params) {
+  const credential = credentialOf(tableId, params && params.get("watch"));
+  const game = await call("GET", `/api/tables/${tableId}/replay`, undefined, credential);
   const players = game.players.length;
   const names = game.players.map((_, seat) => seatName(game.players, seat));
   const where = (seat) => placeOf(seat, 0, players);
@@ -35,7 +36,19 @@ export async function renderReplay(main, tableId) {
     next: button(`${t("card")} ▶`, "next"),
     nextDeal: button(`${t("deal")} »`, "next-deal"),
   };
+  // The record asked with this browser's credential (a private table's needs one), then saved.
   const download = element("a", { href: `/api/tables/${tableId}/record`, download: `backalley-${tableId}.json`, class: "button", text: t("download the record") });
+  download.addEventListener("click", (event) => {
+    event.preventDefault();
+    call("GET", `/api/tables/${tableId}/record`, undefined, credential).then((record) => {
+      const file = URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" }));
+      const save = element("a", { href: file, download: download.getAttribute("download") });
+      document.body.append(save);
+      save.click();
+      save.remove();
+      setTimeout(() => URL.revokeObjectURL(file), 1000);
+    });
+  });
   controls.append(...Object.values(buttons), download);
   root.append(element("h1", { text: t("Replay") }), controls, heading, facts, felt, tally, review);
   main.replaceChildren(root);
@@ -113,7 +126,7 @@ export async function renderReplay(main, tableId) {
   async function drawReview(number) {
     reviewed = number;
     review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
-    reviews[number] ??= call("GET", `/api/tables/${tableId}/review/${number}`);
+    reviews[number] ??= call("GET", `/api/tables/${tableId}/review/${number}`, undefined, credential);
     let answer;
     try {
       answer = await reviews[number];

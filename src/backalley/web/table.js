@@ -2,7 +2,7 @@
 // through a show queue, so that cards move and a finished trick rests before the next thing
 // is shown; the server never waits for the page. The page never works out a rule: legal
 // cards and bids, who won a trick and whether a move may be taken back come from the server.
-import { about, call, forget, me, remember, remembered } from "./api.js";
+import { about, call, credentialOf, forget, me, remember, remembered } from "./api.js";
 import { bidLabel, botLabel, cardElement, cardLabel, cardText, playedRow, seatName, suitLabel } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { element, keepName, nameField, toast } from "./dom.js";
@@ -50,7 +50,7 @@ async function joinPage(main, tableId, params, go) {
   main.replaceChildren(form);
   let table;
   try {
-    table = await call("GET", `/api/tables/${tableId}`);
+    table = await call("GET", `/api/tables/${tableId}`, undefined, invite || credentialOf(tableId));
   } catch (error) {
     form.append(element("h1", { text: t("there is no such table") }), element("p", { text: error.message }));
     return;
@@ -823,7 +823,8 @@ function endOfGame(ctx, box) {
     }
   }
   const fresh = element("a", { href: "/?new", class: "button", text: t("New game") });
-  const replay = element("a", { href: `/replay/${state.tableId}`, class: "button", text: t("Replay the game") });
+  const watch = "watch" in state.credentials && state.credentials.watch ? `?watch=${encodeURIComponent(state.credentials.watch)}` : "";
+  const replay = element("a", { href: `/replay/${state.tableId}${watch}`, class: "button", text: t("Replay the game") });
   buttons.append(fresh, replay);
   if (me !== null) buttons.append(endButton(t("Leave the table"), () => leaveTable(ctx)));
   box.append(buttons);
@@ -919,7 +920,7 @@ function drawReview(ctx) {
   const panel = page.panels.review;
   panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
   page.tabButtons.review.classList.add("fresh");
-  call("GET", `/api/tables/${state.tableId}/review/${finished}`)
+  call("GET", `/api/tables/${state.tableId}/review/${finished}`, undefined, state.credentials.token || state.credentials.watch || credentialOf(state.tableId))
     .then((review) => {
       if (finished !== state.shown.history.length - 1) return;  // a later deal's is shown
       panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }),

@@ -1,0 +1,52 @@
+"""The server in the test's own process: its app on uvicorn, in a thread, on a free port of
+loopback, with the protocols ``backalley serve`` uses. It starts in milliseconds (no
+interpreter to start, nothing to import), and its bots think in threads of this process;
+a test that is about the process boundary (a kill, a restart) uses server_support's
+subprocess instead."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from backalley.cli.serve import uvicorn_config
+from backalley.server.app import create_app
+from backalley.server.bots import BotPool
+
+#: The limits of a server under test: tables and guesses far faster than a person's.
+GENEROUS = {
+    "tables_per_minute": 100_000,
+    "guesses_per_minute": 100_000,
+    "sign_ups_per_hour": 100_000,
+}
+
+
+@contextlib.contextmanager
+def live(url: str, **options: Any) -> Iterator[str]:
+    """A running server on the database ``url``: its base address (``http://127.0.0.1:P``).
+    ``options`` go to :func:`create_app` (the generous limits unless given)."""
+    import uvicorn
+
+    threads = ThreadPoolExecutor(4, thread_name_prefix="bots")
+    app = create_app(url, warm_up=False, pool=BotPool(2, executor=threads), **(GENEROUS | options))
+    server = uvicorn.Server(uvicorn_config(app, 100_000))
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        threads.shutdown(cancel_futures=True)
+        listener.close()
