@@ -53,10 +53,21 @@ def database(kind: str, folder: Path, request: pytest.FixtureRequest | None = No
     admin.dispose()
 
     def drop() -> None:
+        """Drop the database; a connection the tests' role may not end (PostgreSQL's own
+        workers) holds it a moment at most."""
         admin = create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+        try:
+            for attempt in range(20):
+                try:
+                    with admin.connect() as connection:
+                        connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    return
+                except Exception:
+                    if attempt == 19:
+                        raise
+                    time.sleep(0.5)
+        finally:
+            admin.dispose()
 
     if request is not None:
         request.addfinalizer(drop)

@@ -148,10 +148,11 @@ def test_arena_takes_its_two_players_as_one_argument(capsys, monkeypatch):
     assert main(["arena", "random"]) == 2
     assert "name two bots" in capsys.readouterr().err
     import backalley.bots as bots
+    import backalley.env.players as players
 
-    def missing() -> None:
+    def missing(argument: str | None) -> None:
         raise bots.MissingExtra("openspiel-mcts", "bench")
 
-    monkeypatch.setitem(bots.BOTS, "openspiel-mcts", missing)
+    monkeypatch.setattr(players, "mcts", missing)
     assert main(["arena", "openspiel-mcts", "random"]) == 2
     assert "pip install 'backalley[bench]'" in capsys.readouterr().err

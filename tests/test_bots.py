@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import gc
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backalley.bots import BOTS, LEVELS, make_bot, play_game
+from backalley.bots import BOTS, LEVELS, make_bot, play_game, players_elsewhere
 from backalley.bots.heuristic import HeuristicBot
 from backalley.bots.pimc import PimcBot
 from backalley.engine import BOARD, PASS, Deal, Game, bid_action
@@ -44,7 +45,11 @@ def test_no_game_or_deal_is_reachable_from_a_view():
 
 
 @settings(max_examples=40, deadline=None)
-@given(rulesets(), st.integers(0, 2**32), st.sampled_from(sorted(BOTS)))
+@given(
+    rulesets(),
+    st.integers(0, 2**32),
+    st.sampled_from(sorted([*BOTS, "openspiel-ismcts", "openspiel-mcts"])),
+)
 def test_bots_always_act_legally(rules, seed, name):
     # The searching bots with a small budget (what they may play does not depend on it):
     # tests/test_pimc.py and tests/test_env_openspiel.py try their real settings.
@@ -62,6 +67,22 @@ def test_levels_name_bots_and_unknown_names_are_refused():
     assert {make_bot(level).name for level in LEVELS} <= set(BOTS)
     with pytest.raises(ValueError, match="unknown bot 'oracle'"):
         make_bot("oracle")
+    with pytest.raises(ValueError, match="unknown bot 'policy:'"):
+        make_bot("policy:")
+
+
+def test_the_research_environment_adds_its_players_and_bots_know_nothing_of_it():
+    """bots imported env for OpenSpiel's players and policies; the environment now adds them
+    as entry points, and nothing in bots names env."""
+    from pathlib import Path
+
+    import backalley.bots as package
+
+    assert {"openspiel-ismcts", "openspiel-mcts", "policy"} <= set(players_elsewhere())
+    assert make_bot("openspiel-ismcts").name == "openspiel-ismcts"
+    imports = re.compile(r"^\s*(from|import) backalley\.env\b", re.MULTILINE)
+    sources = Path(package.__file__).parent.glob("*.py")
+    assert not [p.name for p in sources if imports.search(p.read_text(encoding="utf-8"))]
 
 
 def heuristic_choice(game: Game) -> int:

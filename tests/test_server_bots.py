@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -207,35 +208,44 @@ def _alive(pid: int) -> bool:
     return open(f"/proc/{pid}/stat").read().split(")")[1].split()[0] != "Z"
 
 
-def span() -> tuple[int, float, float]:
-    """A job of 0.15 s, in a worker: its process, and when it began and ended."""
-    start = time.monotonic()
-    time.sleep(0.15)
-    return os.getpid(), start, time.monotonic()
+def meet(folder: str, pair: int, me: int) -> tuple[int, bool]:
+    """A job, in a worker, that waits (30 s at most) for the other job of its pair to be
+    running too: its process, and whether they met (two jobs queued one behind the other in
+    one process never do)."""
+    Path(folder, f"{pair}-{me}").touch()
+    other = Path(folder, f"{pair}-{1 - me}")
+    deadline = time.monotonic() + 30
+    while not other.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return os.getpid(), other.exists()
 
 
 def test_the_solver_workers_stay_as_many_through_their_replacements(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """With CPython 3.11's pool of processes replacing its workers, two workers became one
     after the first replacement, and every second job queued behind another. Each pair of
     jobs started together here runs at once, in two processes, replacements and all."""
     monkeypatch.setattr(bots, "JOBS_PER_WORKER", 2)
 
-    async def scenario() -> list[list[tuple[int, float, float]]]:
+    async def scenario() -> list[list[tuple[int, bool]]]:
         lane = light_lane(2)
         try:
-            rounds = []
-            for n in range(8):
-                pair = [lane.run(span, key=f"t{n}{i}", kind=MOVE) for i in range(2)]
+            rounds: list[list[tuple[int, bool]]] = []
+            pids: set[int] = set()
+            while len(rounds) < 400 and (len(rounds) < 8 or len(pids) < 4):  # replaced twice
+                n = len(rounds)
+                pair = [lane.run(meet, str(tmp_path), n, i, key=f"t{n}{i}", kind=MOVE)
+                        for i in range(2)]  # fmt: skip
                 rounds.append(list(await asyncio.gather(*pair)))
+                pids |= {pid for pid, _ in rounds[-1]}
+                await asyncio.sleep(0.05)  # the successors get ready meanwhile
             return rounds
         finally:
             for worker in lane.workers:
                 worker.close()
 
     rounds = asyncio.run(scenario())
-    for (pid_a, start_a, end_a), (pid_b, start_b, end_b) in rounds:
-        assert pid_a != pid_b
-        assert start_a < end_b and start_b < end_a  # together, not one after the other
-    assert len({pid for pair in rounds for pid, _, _ in pair}) > 2  # they were replaced
+    for (pid_a, met_a), (pid_b, met_b) in rounds:
+        assert pid_a != pid_b and met_a and met_b  # together, not one after the other
+    assert len({pid for pair in rounds for pid, _ in pair}) >= 4  # both were replaced

@@ -131,6 +131,7 @@ class DealReview:
     cards: tuple[CardReview, ...]
     bids: tuple[BidReview, ...] = ()
     lone_joker: int | None = None  #: the deal's only trump under D8
+    winners: tuple[int, ...] = ()  #: the seat that won each completed trick (P5)
 
     @property
     def reviewed(self) -> bool:
@@ -284,6 +285,7 @@ def _review_deal(
         tuple(cards),
         tuple(bid_reviews),
         lone_joker=current.lone_joker,
+        winners=tuple(current.winners),
     )
 
 

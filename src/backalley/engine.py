@@ -163,6 +163,7 @@ _DEAL_FIELDS: Final = (
     "tricks",
     "trump",
     "turned",
+    "winners",
 )
 
 
@@ -222,6 +223,7 @@ class Deal:
         self.board_level = 0
         self.leader: int | None = None
         self.tricks = [0] * num_sides
+        self.winners: list[int] = []  #: the seat that won each completed trick (P5)
         self.points: list[int] | None = None
 
     def __repr__(self) -> str:
@@ -256,7 +258,6 @@ class Deal:
             lines.append("bids    " + " · ".join(f"seat {s} {b}" for s, b in bids))
         leader = self.leader
         size = len(self.seats)
-        trumps = trump_mask(self.trump, self.lone_joker)
         for start in range(0, len(self.play), size):
             if leader is None:
                 break
@@ -267,7 +268,7 @@ class Deal:
                 seat = next_seat(seat, self.seats)
             lines.append(f"trick {start // size + 1:<2} " + " · ".join(shown))
             if len(cards) == size:
-                leader = trick_winner(leader, cards, self.seats, trumps)[0]
+                leader = self.winners[start // size]
         if self.points is not None:
             lines.append(f"points  {' / '.join(map(str, self.points))}")
         return "\n".join(lines)
@@ -281,6 +282,7 @@ class Deal:
         new.play = self.play[:]
         new.contracts = self.contracts[:]
         new.tricks = self.tricks[:]
+        new.winners = self.winners[:]
         new.points = None if self.points is None else self.points[:]
         return new
 
@@ -968,6 +970,8 @@ class Game:
         lead = self._lead_seat
         winner = self._order[lead][trick.index(best)]
         self._trick_log.append((lead, trick))
+        assert self._deal is not None
+        self._deal.winners.append(winner)
         self._trick = []
         self._tricks[self._side[winner]] += 1
         self._played += 1
@@ -1079,7 +1083,7 @@ class Game:
                 self.rules, seat, self.phase, tuple(self.scores), history, self.winner,
                 -1, None, None, 0, (), CardSet(), (0,) * n, (), None, None, None,
                 (), (None,) * sides, 0, None, (False,) * n, False,
-                (), (), (0,) * sides, CardSet(), (frozenset(),) * n, None, (),
+                (), (), (), (0,) * sides, CardSet(), (frozenset(),) * n, None, (),
             )  # fmt: skip
         order = self.rules.bidding_order(deal.dealer)
         bids = tuple((order[i], BIDS[b - PASS]) for i, b in enumerate(deal.bids))
@@ -1118,6 +1122,7 @@ class Game:
             trumps_broken=self._broken,
             trick=trick,
             completed_tricks=tricks,
+            trick_winners=tuple(deal.winners),
             tricks_won=tuple(deal.tricks),
             played=CardSet(mask_of(deal.play)),
             voids=voids(
@@ -1424,6 +1429,7 @@ def _summary(deal: Deal) -> DealSummary:
         tuple(deal.contracts),
         tuple(deal.tricks),
         None if deal.points is None else tuple(deal.points),
+        tuple(deal.winners),
     )
 
 

@@ -13,8 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from backalley.analysis import BidReview, CardReview, DealReview, Review
-from backalley.cards import N_, trump_mask
-from backalley.engine import trick_winner
+from backalley.cards import N_
 from backalley.i18n import _, language, side_name, trump_name
 from backalley.rules import Ruleset
 
@@ -68,14 +67,11 @@ def deal_outcome(deal: DealReview, rules: Ruleset) -> list[str]:
 def tricks_of(deal: DealReview, rules: Ruleset) -> Iterator[tuple[int, list[CardReview], int]]:
     """The reviewed cards trick by trick: (trick number, its cards, the winner, or -1 while
     the trick is open). A reviewed deal is a counted one: every seat plays."""
-    seats = tuple(range(rules.num_players))
-    trumps = trump_mask(deal.trump, deal.lone_joker)
-    for start in range(0, len(deal.cards), len(seats)):
-        cards = list(deal.cards[start : start + len(seats)])
-        winner = -1
-        if len(cards) == len(seats):
-            winner = trick_winner(cards[0].seat, [c.card for c in cards], seats, trumps)[0]
-        yield start // len(seats), cards, winner
+    seats = rules.num_players
+    for start in range(0, len(deal.cards), seats):
+        cards = list(deal.cards[start : start + seats])
+        number = start // seats
+        yield number, cards, deal.winners[number] if number < len(deal.winners) else -1
 
 
 def deal_table(deal: DealReview, rules: Ruleset, players: tuple[str, ...] | None) -> Table:

@@ -58,6 +58,7 @@ class DealSummary:
     contracts: tuple[int | str | None, ...]
     tricks: tuple[int, ...]
     points: tuple[int, ...] | None
+    trick_winners: tuple[int, ...] = ()  #: the seat that won each of its tricks (P5)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -90,6 +91,7 @@ class SeatView:
     trumps_broken: bool
     trick: tuple[tuple[int, Card], ...]  #: (seat, card) of the trick in progress
     completed_tricks: tuple[tuple[int, tuple[Card, ...]], ...]  #: (leader, cards) this deal
+    trick_winners: tuple[int, ...]  #: the seat that won each completed trick, in order (P5)
     tricks_won: tuple[int, ...]  #: per side, this deal
     played: CardSet  #: every card played this deal
     voids: tuple[frozenset[int], ...]  #: per seat, suits it has shown it lacks (4 = trumps)

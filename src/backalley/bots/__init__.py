@@ -15,6 +15,8 @@ True
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import random
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -32,7 +34,7 @@ class UnknownBot(BackAlleyError, ValueError):
             None,
             N_("unknown bot {name}: choose one of {known}"),
             name=repr(name),
-            known=", ".join([*BOTS, *LEVELS]),
+            known=", ".join([*BOTS, *LEVELS, *_named_elsewhere()]),
         )
 
 
@@ -67,21 +69,18 @@ def make_bot(name: str, repeatable: bool = False) -> Bot:
     so that the same generator gives the same choices however busy the machine is; it may
     then take longer over a decision.
 
-    ``policy:FILE`` is a numpy policy saved by :class:`backalley.env.policy.Policy` (the
-    research environment's examples train them).
+    Other packages add players of their own as entry points of the group ``backalley.bots``
+    (:func:`players_elsewhere`): ``NAME`` or ``NAME:ARGUMENT``, the entry point's callable
+    given ``ARGUMENT`` (or ``None``). The research environment adds OpenSpiel's search bots
+    (``openspiel-ismcts``, ``openspiel-mcts``) and ``policy:FILE``, a numpy policy saved by
+    its :class:`~backalley.env.policy.Policy`.
 
     :raises UnknownBot: for an unknown name.
+    :raises MissingExtra: for a player whose optional part is not installed.
     """
-    if name.startswith("policy:"):
-        from backalley.env.policy import PolicyBot
-
-        try:
-            return PolicyBot.from_file(name.removeprefix("policy:"))
-        except (OSError, ValueError, KeyError):
-            raise UnknownBot(name) from None
     factory = BOTS.get(LEVELS.get(name, name))
     if factory is None:
-        raise UnknownBot(name)
+        return _made_elsewhere(name)
     settings: dict[str, float | None] = dict(LEVEL_SETTINGS.get(name, {}))
     if repeatable and factory is _pimc:
         settings["seconds"] = None
@@ -106,15 +105,36 @@ def _pimc(**settings: float | None) -> Bot:
     return PimcBot(**settings)  # type: ignore[arg-type]
 
 
-def _openspiel(kind: str) -> Callable[[], Bot]:
-    def factory() -> Bot:
-        try:
-            from backalley.env.openspiel import OpenSpielPlayer
-        except ImportError:
-            raise MissingExtra(f"openspiel-{kind}", "bench") from None
-        return OpenSpielPlayer(kind)
+GROUP = "backalley.bots"  #: the entry points' group of the players other packages add
 
-    return factory
+
+@functools.cache
+def _named_elsewhere() -> dict[str, importlib.metadata.EntryPoint]:
+    """The players other packages add (entry points of :data:`GROUP`), by name."""
+    return {point.name: point for point in importlib.metadata.entry_points(group=GROUP)}
+
+
+def _made_elsewhere(name: str) -> Bot:
+    """The player ``name`` (``NAME`` or ``NAME:ARGUMENT``) another package adds.
+
+    :raises UnknownBot: no package adds it, or it refuses the argument.
+    """
+    head, _, argument = name.partition(":")
+    point = _named_elsewhere().get(head)
+    if point is None:
+        raise UnknownBot(name)
+    try:
+        bot: Bot = point.load()(argument if ":" in name else None)
+    except (OSError, ValueError, KeyError) as error:
+        if isinstance(error, MissingExtra):
+            raise
+        raise UnknownBot(name) from None
+    return bot
+
+
+def players_elsewhere() -> list[str]:
+    """The names of the players other packages add (see :func:`make_bot`)."""
+    return sorted(_named_elsewhere())
 
 
 class MissingExtra(BackAlleyError, ValueError):
@@ -129,14 +149,11 @@ class MissingExtra(BackAlleyError, ValueError):
         )
 
 
-#: Bots by name. OpenSpiel's ISMCTS and MCTS (``bench`` extra) play from the seat's view,
-#: the hidden cards dealt at random consistently with it (:mod:`backalley.env.openspiel`).
+#: Our bots by name (other packages add theirs: :func:`players_elsewhere`).
 BOTS: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "heuristic": _heuristic,
     "pimc": _pimc,
-    "openspiel-ismcts": _openspiel("ismcts"),
-    "openspiel-mcts": _openspiel("mcts"),
 }
 #: Levels people choose from, and the bot behind each.
 #: (The names are marked for translation: a player chooses among them.)
@@ -196,4 +213,5 @@ __all__ = [
     "make_bot",
     "needs_solver",
     "play_game",
+    "players_elsewhere",
 ]

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from backalley.cards import N_, SUITS, BackAlleyError, Card, card_name, format_cards
-from backalley.engine import trick_winner
 from backalley.rules import DealKind, Phase, next_seat
 from backalley.view import DealSummary, SeatView
 
@@ -345,10 +344,7 @@ def view_json(view: SeatView) -> dict[str, Any]:
         "tricks": [
             _played(leader, cards, view.seats_in_deal) for leader, cards in view.completed_tricks
         ],
-        "trick_winners": [
-            trick_winner(leader, cards, view.seats_in_deal, int(view.trump_cards))[0]
-            for leader, cards in view.completed_tricks
-        ],
+        "trick_winners": list(view.trick_winners),
         "tricks_won": list(view.tricks_won),
         "to_move": view.to_move,
         "legal": own["legal"],

@@ -33,9 +33,8 @@ from backalley.bots import LEVELS, bot_name
 from backalley.cards import (
     N_,
     card_name,
-    trump_mask,
 )
-from backalley.engine import Game, IllegalAction, is_bid_text, trick_winner
+from backalley.engine import Game, IllegalAction, is_bid_text
 from backalley.i18n import explain_in
 from backalley.record import dealt, read_record, replay, write_record
 from backalley.rules import Phase, action_name
@@ -808,10 +807,7 @@ class Table(Records, Driver):
         won_by = None
         if not is_bid and not game.trick:
             played = [*trick, (mover, taken)]
-            cards = [card for _, card in played]
-            won_by = trick_winner(
-                played[0][0], cards, deal.seats, trump_mask(deal.trump, deal.lone_joker)
-            )[0]
+            won_by = deal.winners[-1]
             self.last_trick = [[s, card_name(c)] for s, c in played]
             self.last_winner = won_by
         return is_bid, taken, won_by

@@ -2,8 +2,8 @@
 a trick, and why a deal was thrown in.
 
 Read from the person's views before and after the action (and the card it played), never
-worked out from the rules: a trick's winner is what :func:`~backalley.engine.trick_winner`
-says, a thrown-in deal is a finished deal's ``thrown_in``, the first bidder is the seat to
+worked out from the rules: a trick's winner is the view's (``trick_winners``, the engine's),
+a thrown-in deal is a finished deal's ``thrown_in``, the first bidder is the seat to
 move before any bid.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from backalley.engine import trick_winner
 from backalley.i18n import _, ngettext
 from backalley.rules import PASS, DealKind, Phase
 from backalley.view import DealSummary, SeatView
@@ -30,7 +29,7 @@ def announcements(
         first, seen = _throw_in_run_start(after.history), -1
     else:
         first, seen = len(before.history), before.deal_number
-        lines += _trick_won(before, card, name, after.seat)
+        lines += _trick_won(before, after, card, name)
         lines += _bidding_over(before, after, name)
     history = after.history
     for index in range(first, len(history)):
@@ -83,17 +82,18 @@ def _opening(view: SeatView, name: Namer) -> list[str]:
     return lines
 
 
-def _trick_won(before: SeatView, card: int | None, name: Namer, you: int | None) -> list[str]:
+def _trick_won(before: SeatView, after: SeatView, card: int | None, name: Namer) -> list[str]:
     """``trick won by …`` when ``card`` was the last card of the trick ``before`` shows."""
     if card is None or before.phase != Phase.PLAY or before.to_move is None:
         return []
-    trick = [*before.trick, (before.to_move, card)]
-    if len(trick) < len(before.seats_in_deal):
+    if len(before.trick) + 1 < len(before.seats_in_deal):
         return []
-    leader = trick[0][0]
-    cards = [played for _seat, played in trick]
-    winner, _card = trick_winner(leader, cards, before.seats_in_deal, int(before.trump_cards))
-    if winner == you:
+    if after.deal_number == before.deal_number:
+        winners = after.trick_winners
+    else:  # the deal's last trick: the next deal is on the table already
+        winners = after.history[before.deal_number].trick_winners
+    winner = winners[len(before.completed_tricks)]
+    if winner == after.seat:
         return [_("trick won by you")]
     return [_("trick won by {seat}").format(seat=name(winner))]
 
