@@ -288,11 +288,15 @@ def test_an_addresss_limits_are_the_clusters_not_each_nodes(nodes: list[Server])
     """Sign-ins spread over three nodes are limited as on one (10 a minute in these tests):
     each node takes from its own count what the others took."""
     codes = []
+    started = time.monotonic()
     for attempt in range(12):
         if attempt == 10:  # the word crosses in milliseconds; under load, give it time
-            time.sleep(1.5)
+            time.sleep(0.5)
         codes.append(Member(nodes[attempt % 3].base).sign_in(f"N{attempt}", "whatever pw")[0])
-    assert codes == [401] * 10 + [429, 429]
+    # One try comes back every 6 s (10 a minute): a slow machine's last tries may have one.
+    back = int((time.monotonic() - started) / 6)
+    assert codes[:10] == [401] * 10 and codes[10:].count(401) <= back, (codes, back)
+    assert back >= 2 or 429 in codes[10:]
 
 
 @contextlib.contextmanager

@@ -16,9 +16,9 @@ from numba import njit
 
 from backalley.cards import mask_of, parse_card, trump_mask
 from backalley.engine import Game, Phase, follow_mask, winning_card
+from backalley.jit import popcount
 from backalley.rules import Ruleset
 from backalley.solver import OutOfBudget, Position, _state, card_values, search, tricks
-from backalley.solver.search import popcount
 
 
 def brute_force(game: Game, side: int) -> int:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from backalley.env import kernel as k
-from backalley.solver.search import compiled
+from backalley.jit import compiled
 from backalley.view import TRUMPS, SeatView
 
 

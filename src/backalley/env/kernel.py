@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from backalley.solver.search import bit_length, compiled, group_of, popcount
+from backalley.jit import SUIT, bit_length, compiled, group_of, popcount
 
 NUM_CARDS = 54
 LITTLE = 52
 BIG = 53
 JOKERS = (1 << LITTLE) | (1 << BIG)
-SUIT = 0x1FFF
 HONOURS = 0xF << 9 | 0xF << 22 | 0xF << 35 | 0xF << 48  # J Q K A of each suit (D6)
 PASS = 54
 BOARD = 68

@@ -49,6 +49,7 @@ BEAT = 1.0  #: seconds between heartbeats (and lobby snapshots)
 SWEEP = 120  #: renewals between two sweeps of the finished tables nobody is at (a minute)
 ADOPTING = 8  #: tables rebuilt at once when a node takes many (their logs read meanwhile)
 PARTIAL = N_("tables held by the other servers cannot be listed just now")
+HEAR_WAIT = 3.0  #: seconds a starting node waits to hear the others before it takes requests
 
 
 def default_node_id() -> str:
@@ -88,6 +89,7 @@ class Cluster:
         #: its timeout) until the next heartbeat it takes
         self.reachable = True
         self._back_at = 0.0  #: when Redis last came back (the monotonic clock)
+        self._heard = asyncio.Event()  #: set once the listener first subscribed
         self.draining = False
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -141,6 +143,10 @@ class Cluster:
         held = await self._renew()
         for work in (self._listen(), self._publish(), self._keep(), self._beat()):
             self.hold(asyncio.ensure_future(work))
+        # Hear the others before taking requests: what they say meanwhile (a limit's spend,
+        # a table taken) would be lost to this node. Redis away: the node starts all the same.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._heard.wait(), HEAR_WAIT)
         with self.tables.taking(*held):
             for table_id in held:
                 await self.tables.adopt(table_id)
@@ -401,6 +407,7 @@ class Cluster:
             try:
                 await pubsub.subscribe(self.inbox(self.node), self.broadcast)
                 self.subscribed, delay = True, 0.1
+                self._heard.set()
                 log.info("node %s: linked to the other nodes through Redis", self.node)
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
