@@ -130,9 +130,11 @@ class Samples:
         return x, masks, actions, returns
 
 
-def train(minutes: float, games: int, seed: int, console: Console) -> tuple[Policy, list]:
-    """Self-play for ``minutes``; the policy and its learning curve (steps, seconds,
-    points per game against random)."""
+def train(
+    minutes: float, games: int, seed: int, console: Console, min_updates: int = 0
+) -> tuple[Policy, list]:
+    """Self-play for ``minutes`` (and at least ``min_updates`` updates of the policy); the
+    policy and its learning curve (steps, seconds, points per game against random)."""
     env = BatchedEnv(games, RULES[0], RULES[1])
     policy = Policy.random([env.observation_size, 128, env.num_actions], seed=seed)
     value = np.zeros(env.observation_size + 1, dtype=np.float32)  # a linear baseline
@@ -153,7 +155,11 @@ def train(minutes: float, games: int, seed: int, console: Console) -> tuple[Poli
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("Self-play", total=minutes * 60)
-        while (elapsed := time.perf_counter() - start) < minutes * 60 or not curve:
+        while (
+            (elapsed := time.perf_counter() - start) < minutes * 60
+            or not curve
+            or updates < min_updates
+        ):
             bar.update(task, completed=elapsed)
             if elapsed >= next_eval:
                 points = evaluate(policy, 1024, seed=12345)
@@ -226,11 +232,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=256, help="games played at once")
     parser.add_argument("--arena-games", type=int, default=400, help="games per arena match")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--min-updates",
+        type=int,
+        default=0,
+        help="updates of the policy to make at least, however long they take",
+    )
     parser.add_argument("--out", type=Path, default=Path("self-play"))
     args = parser.parse_args()
     console = Console()
     args.out.mkdir(parents=True, exist_ok=True)
-    policy, curve = train(args.minutes, args.games, args.seed, console)
+    policy, curve = train(args.minutes, args.games, args.seed, console, args.min_updates)
     policy.save(args.out / "policy.npz")
     console.print(
         f"Trained for {curve[-1][1] / 60:.1f} min, {curve[-1][0]:,} actions: "

@@ -75,7 +75,7 @@ def test_a_short_run_of_the_example_learns_plots_and_plays_in_the_arena(tmp_path
     out = tmp_path / "run"
     subprocess.run(
         [sys.executable, str(EXAMPLE), "--minutes", "0.15", "--games", "64",
-         "--arena-games", "4", "--out", str(out)],
+         "--arena-games", "4", "--min-updates", "2", "--out", str(out)],
         check=True, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert (out / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
