@@ -10,7 +10,8 @@ import tempfile
 from pathlib import Path
 
 from backalley.rules import Phase, Ruleset
-from backalley.tui.app import CardButton, DealReviewScreen, PlayApp
+from backalley.tui.app import PlayApp
+from backalley.tui.screens import CardButton, DealReviewScreen
 from backalley.tui.session import Session
 
 OUT = Path(__file__).parent.parent / "docs" / "images" / "play.svg"

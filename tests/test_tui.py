@@ -16,18 +16,18 @@ from backalley.cards import Card
 from backalley.cli import main
 from backalley.record import verify
 from backalley.rules import PASS, Phase, Ruleset
-from backalley.tui.app import (
+from backalley.tui.app import PlayApp
+from backalley.tui.replay import ReplayApp
+from backalley.tui.saves import KEEP, keep, kept_saves, unfinished_saves
+from backalley.tui.screens import (
     BidButton,
     CardButton,
     DealReviewScreen,
-    PlayApp,
     SavedGamesScreen,
     StartScreen,
-    TableScreen,
 )
-from backalley.tui.replay import ReplayApp
-from backalley.tui.saves import KEEP, keep, kept_saves, unfinished_saves
 from backalley.tui.session import SEATING, Session, hand_order
+from backalley.tui.table import TableScreen
 from support import deal, game_of
 
 SIZE = (110, 34)
