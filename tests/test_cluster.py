@@ -556,7 +556,7 @@ def test_a_table_taken_back_after_its_lease_lapsed_is_kept_only_if_nobody_change
     from backalley.server.registry import Tables
     from backalley.server.settings import Settings
     from backalley.server.store import Store
-    from backalley.server.tables import Table
+    from backalley.server.table import Table
 
     if not REDIS:
         pytest.skip(REDIS_MISSING)

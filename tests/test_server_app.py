@@ -41,11 +41,11 @@ def test_one_rule_hides_a_deals_cards_in_events_and_records_alike() -> None:
     """What a seat may see of a deal is decided in one place (events.seen_of_deal): the
     event broadcast to everyone holds no card, the event as a seat sees it only its own
     hand, and a record read by a seat mid-game the same."""
-    from backalley.server.events import Event, EventKind, seen_of_deal
+    from backalley.server.table.events import Dealt, Event, seen_of_deal
 
     dealt = {"deal": 0, "dealer": 1, "hands": ["AS KS", "2H 3H", "4C 5C", "6D 7D"],
              "stock": ["8S", "9S"]}  # fmt: skip
-    event = Event(5, EventKind.DEAL, dealt)
+    event = Event(5, Dealt(0, 1, tuple(dealt["hands"]), tuple(dealt["stock"])))
     assert event.redact() == {"kind": "deal", "deal": 0, "dealer": 1}
     assert event.redact(2) == {"kind": "deal", "deal": 0, "dealer": 1, "hand": "4C 5C"}
     assert "AS" not in event.text() and "8S" not in event.text()

@@ -27,7 +27,8 @@ from backalley.server.protocol import Act, ProtocolError
 from backalley.server.registry import Tables
 from backalley.server.settings import Settings, TableError
 from backalley.server.store import Store, Write
-from backalley.server.tables import Table
+from backalley.server.table import Table
+from backalley.server.table.records import full_record
 from server_support import (
     POSTGRES,
     Server,
@@ -96,9 +97,9 @@ async def a_table_of_four(store: Store) -> tuple[Tables, Table, list[Person]]:
 
 async def play_one(table: Table, people: list[Person], rng: random.Random, n: int) -> str:
     """Send the next action of the seat to move (client id ``n``); the action sent."""
-    assert table.game is not None and table.game.to_move is not None
-    seat = table.game.to_move
-    view = table.game.view(seat)
+    assert table.state.game is not None and table.state.game.to_move is not None
+    seat = table.state.game.to_move
+    view = table.state.game.view(seat)
     action = str(rng.choice(view.legal_actions))
     await table.act(people[seat], Act(str(n), action, None))
     return action
@@ -116,11 +117,15 @@ def test_a_write_that_fails_leaves_the_table_as_stored_and_play_goes_on(tmp_path
         rng = random.Random(1)
         for n in range(5):
             await play_one(table, people, rng, n)
-        before = (table.version, len(table.log), json.dumps(table._full_record()))
+        before = (table.version, len(table.log), json.dumps(full_record(table.state, table.names)))
         store.down = True
         with pytest.raises(ConnectionError):
             await play_one(table, people, rng, 100)
-        assert (table.version, len(table.log), json.dumps(table._full_record())) == before
+        assert (
+            table.version,
+            len(table.log),
+            json.dumps(full_record(table.state, table.names)),
+        ) == before
         with pytest.raises(ProtocolError) as refused:  # catching up: no change meanwhile
             await play_one(table, people, rng, 101)
         assert refused.value.code == "recovering"
@@ -128,10 +133,10 @@ def test_a_write_that_fails_leaves_the_table_as_stored_and_play_goes_on(tmp_path
         while table.recovering:
             await asyncio.sleep(0.05)
         n = 200
-        while not table.game.is_over:  # type: ignore[union-attr]
+        while not table.state.game.is_over:  # type: ignore[union-attr]
             await play_one(table, people, rng, n)
             n += 1
-        record = table._full_record()
+        record = full_record(table.state, table.names)
         versions = stored_versions(store, table.id)
         again = Table.load(store.load(table.id), store, table.pool)
         tables.stop()
@@ -141,7 +146,7 @@ def test_a_write_that_fails_leaves_the_table_as_stored_and_play_goes_on(tmp_path
     versions, version, record, again = asyncio.run(scenario())
     assert versions == list(range(1, version + 1))  # gap-free
     assert verify(record).exit_code == 0
-    assert again._full_record() == record  # restarted: the same game
+    assert full_record(again.state, again.names) == record  # restarted: the same game
 
 
 def test_one_bad_write_in_a_group_commit_fails_alone(tmp_path: Path) -> None:
@@ -184,7 +189,7 @@ async def past_the_first_deal(store: Store) -> tuple[Table, CountingPool]:
     _, table, people = await a_table_of_four(store)
     pool = table.pool = CountingPool()
     rng, n = random.Random(2), 0
-    while table.game is not None and len(table.game.deals) < 2:
+    while table.state.game is not None and len(table.state.game.deals) < 2:
         await play_one(table, people, rng, n)
         n += 1
     return table, pool
@@ -258,10 +263,10 @@ def test_one_claim_at_a_time_is_settled(tmp_path: Path) -> None:
         _, table, people = await a_table_of_four(store)
         pool = table.pool = SlowClaims()
         rng, n = random.Random(4), 0
-        while table.game is not None and table.game.phase != Phase.PLAY:
+        while table.state.game is not None and table.state.game.phase != Phase.PLAY:
             await play_one(table, people, rng, n)
             n += 1
-        seat = table.game.to_move  # type: ignore[union-attr]
+        seat = table.state.game.to_move  # type: ignore[union-attr]
         results = await asyncio.gather(
             table.claim(people[seat], Claim("c1")),
             table.claim(people[seat], Claim("c2")),
@@ -347,7 +352,9 @@ def test_a_bots_move_the_engine_refuses_is_logged_and_a_legal_one_made(
             await table.give_to_bot(seat, "easy", secrets["host"])
 
         def bids() -> int:
-            return 0 if table.game is None else sum(len(d.bids) for d in table.game.deals)
+            return (
+                0 if table.state.game is None else sum(len(d.bids) for d in table.state.game.deals)
+            )
 
         for _ in range(100):  # the bots bid, though each first answers a card
             if bids() >= 4:

@@ -1,6 +1,6 @@
 """The server's routes: the HTTP API, the page, and each table's WebSocket (served by
 :mod:`~backalley.server.sockets`). No game logic lives here: requests are checked and handed
-to a :class:`~backalley.server.tables.Table`.
+to a :class:`~backalley.server.table.Table`.
 
 Every route, message and close code is documented in docs/protocol.md.
 """
@@ -55,7 +55,7 @@ from backalley.server.requests import bearer, body, catalog_of
 from backalley.server.settings import Settings, TableError
 from backalley.server.sockets import NOT_STORED, table_socket
 from backalley.server.store import Store, StoreError
-from backalley.server.tables import Table
+from backalley.server.table import Table
 
 log = logging.getLogger("backalley.server")
 

@@ -34,7 +34,7 @@ from backalley.cards import N_
 from backalley.server.leases import LEASE, RENEW, SCAN, LeaseBusy, Leases, share
 from backalley.server.relay import UNREACHABLE, Relay
 from backalley.server.settings import TableError
-from backalley.server.tables import Table
+from backalley.server.table import Table
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -20,7 +20,7 @@ from backalley.server.bots import BotPool
 from backalley.server.settings import Settings, TableError
 from backalley.server.standings import Standings
 from backalley.server.store import Store
-from backalley.server.tables import Table
+from backalley.server.table import Table
 
 if TYPE_CHECKING:
     from backalley.server.cluster import Cluster
@@ -134,7 +134,7 @@ class Tables:
     def sweep(self) -> None:
         """Let go of the finished tables nobody is connected to: the store keeps them."""
         for table_id, table in list(self.tables.items()):
-            if table.status in ("finished", "ended") and not any(table._all_clients()):
+            if table.status in ("finished", "ended") and not table.anyone_here():
                 table.stop()
                 self._drop(table_id)
                 if self.cluster is not None:

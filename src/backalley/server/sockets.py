@@ -23,7 +23,7 @@ from backalley.server.protocol import ProtocolError
 from backalley.server.registry import Tables
 from backalley.server.settings import TableError
 from backalley.server.store import StoreError
-from backalley.server.tables import Table
+from backalley.server.table import Table
 
 log = logging.getLogger("backalley.server")
 

@@ -297,6 +297,8 @@ class StoredTable:
     events: list[StoredEvent]
     away_at: list[float | None] = field(default_factory=list)  #: per seat, see ``seats``
     account_ids: list[str | None] = field(default_factory=list)  #: per seat, see ``seats``
+    #: the deleted accounts among the seats', and the name their seats are shown under
+    renamed: dict[str, str] = field(default_factory=dict)
 
     def fingerprint(self) -> tuple[Any, ...]:
         """:meth:`Store.fingerprint` of the table as it was loaded."""
@@ -542,6 +544,14 @@ class Store:
             log = connection.execute(
                 select(events).where(events.c.table_id == table_id).order_by(events.c.seq)
             ).all()
+            held = [s.account_id for s in seat_rows if s.account_id is not None]
+            renamed = dict(
+                connection.execute(
+                    select(accounts.c.id, accounts.c.name).where(
+                        accounts.c.id.in_(held), accounts.c.deleted.is_not(None)
+                    )
+                ).all()
+            ) if held else {}  # fmt: skip
         return StoredTable(
             id=row.id,
             config=json.loads(row.config),
@@ -553,6 +563,7 @@ class Store:
             events=list(_events(log)),
             away_at=[s.away_at for s in seat_rows],
             account_ids=[s.account_id for s in seat_rows],
+            renamed=renamed,
         )
 
     def fingerprint(self, table_id: str) -> tuple[Any, ...]:

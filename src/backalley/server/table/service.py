@@ -1,0 +1,760 @@
+"""A table at a server: its state, and the one place its commands are carried out, one at a
+time — decided (:func:`~backalley.server.table.decide.decide`), stored, applied
+(:func:`~backalley.server.table.evolve.evolve`) and only then published (turbo-hearts'
+"persist, then apply, then broadcast").
+
+One lock a table serializes its commands (rather than a task and a queue): every caller —
+a request, a WebSocket, the driver — waits for its own command's outcome (a token, an
+acknowledgement, a refusal), which a lock hands back as it is, and asyncio's lock serves its
+waiters in the order they came. Nothing is undone when a write fails: the state is replaced
+only once the store has taken the change, so a failed write leaves it as it was. A write
+reported as failed may yet have been stored (the database failing as it answered): the
+table then reads itself back from the store before it takes another change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from typing import Any
+
+from backalley.bots import LEVELS
+from backalley.cards import N_
+from backalley.engine import IllegalAction
+from backalley.i18n import explain_in
+from backalley.record import write_record
+from backalley.rules import Phase
+from backalley.server import protocol
+from backalley.server.bots import BotPool
+from backalley.server.credentials import digest, matches, secret
+from backalley.server.players import seat_stats
+from backalley.server.protocol import ProtocolError
+from backalley.server.settings import Settings, TableError, check_name
+from backalley.server.store import LeaseLost, Store, StoredTable, fingerprint
+from backalley.server.table.broadcast import publish, say_presence, tells_table
+from backalley.server.table.decide import (
+    Act,
+    AnswerRematch,
+    Command,
+    Context,
+    DealDue,
+    End,
+    GiveToBot,
+    LapseRematch,
+    Leave,
+    PlayOut,
+    Say,
+    TakeSeat,
+    Undo,
+    decide,
+    rematch_complete,
+)
+from backalley.server.table.driver import Driver
+from backalley.server.table.events import (
+    GAME_KINDS,
+    ChatSaid,
+    Event,
+    Left,
+    RematchChanged,
+    SeatTaken,
+    Started,
+    payload_of,
+)
+from backalley.server.table.evolve import evolved, with_account
+from backalley.server.table.persist import rows_of
+from backalley.server.table.presence import Client, Presence
+from backalley.server.table.projections import describe, lobby_entry, view_of
+from backalley.server.table.records import Records
+from backalley.server.table.state import RematchStatus, Secrets, TableState, TableStatus
+
+log = logging.getLogger("backalley.server")
+
+MOVED = N_("this table moved to another server: reconnecting")
+RESYNC_LIMIT = 500  #: a client further behind than this many events gets the whole state
+CHAT_KEPT = 50  #: chat messages a (re)joining client is shown
+
+
+class Table:
+    """One table at this server: its state, the clients connected to it, and its driver."""
+
+    def __init__(self, state: TableState, store: Store, pool: BotPool) -> None:
+        self.state = state
+        self.store, self.pool = store, pool
+        self.lock = asyncio.Lock()  #: one change at a time (see the module's docstring)
+        # The public log, one JSON text an event (texts are not tracked by the garbage
+        # collector, whose full passes over a million event objects stalled every table).
+        self.log: list[str] = []
+        self.chat: deque[str] = deque(maxlen=CHAT_KEPT)
+        self.changed = asyncio.Event()  #: something the driver may care about changed
+        self.presence = Presence(
+            state.id, len(state.seats), state.settings.grace, store, lambda: self.state,
+            self.changed.set, self._say_presence, self._later,
+        )  # fmt: skip
+        self.driver = Driver(self)
+        self.records = Records(state.id)
+        self.renamed: dict[str, str] = {}  #: deleted accounts' seats: the name shown instead
+        self.turn_started = time.monotonic()  #: when the game last changed (the timer's start)
+        self.rng: Any = secrets.SystemRandom()  #: what deals (the OS's secure generator)
+        self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
+        self._claiming = False  #: a claim is with the solver
+        self.recovering = False  #: a write failed: catching up with the store, no changes
+        #: another node holds the table now: this copy takes no change (its clients were
+        #: closed with CLOSE_MOVED, and come back through the owner)
+        self.released = False
+        #: makes the rematch's table (set by the registry, which holds every table)
+        self.spawn: Any = None
+        #: told once the game's end is stored (set by the registry: the ratings)
+        self.on_end: Callable[[], None] | None = None
+        #: told when a write finds that this node no longer holds the table
+        self.on_lost: Callable[[], None] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.state.id
+
+    @property
+    def settings(self) -> Settings:
+        return self.state.settings
+
+    @property
+    def status(self) -> str:
+        return self.state.status.value
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    @property
+    def names(self) -> list[str | None]:
+        """Each seat's name as shown: a deleted account's seat under a neutral name."""
+        return [self.renamed.get(seat.account or "", seat.name) for seat in self.state.seats]
+
+    # ------------------------------------------------------------------ making, loading
+
+    @classmethod
+    async def create(
+        cls, settings: Settings, store: Store, pool: BotPool
+    ) -> tuple[Table, dict[str, Any]]:
+        """A new table, stored; with its secrets (shown once): host, watch and invites."""
+        host, watch = secret(), secret()
+        invites = [secret() for _ in range(settings.ruleset().num_players)]
+        hashes = Secrets(digest(host), digest(watch), tuple(digest(i) for i in invites))
+        table = cls(TableState.new(secrets.token_urlsafe(6), settings, hashes), store, pool)
+        await store.write(table._new_rows())
+        table.driver.start()
+        return table, {"host": host, "watch": watch, "invites": invites}
+
+    @classmethod
+    async def rematch_of(cls, old: Table) -> Table:
+        """The rematch of ``old``'s game: a new table with its own id and log, the same
+        settings, the same people (their tokens open it, as they opened ``old``) and bots in
+        the same seats, the same host and watch links; its game started."""
+        before = old.state
+        hashes = replace(before.secrets, invites=tuple(digest(secret()) for _ in before.seats))
+        state = TableState.new(secrets.token_urlsafe(6), before.settings, hashes)
+        table = cls(state, old.store, old.pool)
+        table.renamed = dict(old.renamed)
+        commands: list[Command] = []
+        for number, seat in enumerate(before.seats):
+            if seat.person:
+                assert seat.name is not None and seat.token_hash is not None
+                commands.append(TakeSeat(number, seat.name, seat.token_hash, seat.account))
+            else:  # a bot's, or its player left: a bot (of the table's level)
+                commands.append(GiveToBot(number, seat.bot or before.settings.level))
+        events: list[Event] = []
+        for command in commands:
+            made = decide(state, command, table._context())
+            state, events = evolved(state, made), events + made
+        await table._store(table.state, state, events, extra=table._new_rows())
+        table.driver.start()
+        return table
+
+    def _new_rows(self) -> Any:
+        state = self.state
+        return Store.new_table(state.id, asdict(state.settings), state.secrets.host,
+                               state.secrets.watch, list(state.secrets.invites))  # fmt: skip
+
+    @classmethod
+    def load(cls, stored: StoredTable, store: Store, pool: BotPool) -> Table:
+        """A table as its log leaves it: every event applied (:func:`evolve`, as in live
+        play), then its seats' credentials from their rows.
+
+        :raises IllegalAction: a log this engine refuses (the table is not loaded).
+        """
+        settings = Settings(**stored.config)
+        hashes = Secrets(stored.host_hash, stored.watch_hash, tuple(stored.invite_hashes))
+        initial = TableState.new(stored.id, settings, hashes)
+        events = [
+            Event(row.seq, payload_of(row.kind, row.data), row.client_id) for row in stored.events
+        ]
+        state = evolved(initial, events)
+        seats = tuple(
+            replace(seat, token_hash=token, account=account)
+            for seat, token, account in zip(
+                state.seats, stored.token_hashes, stored.account_ids or [None] * len(state.seats),
+                strict=True,
+            )
+        )  # fmt: skip
+        table = cls(replace(state, seats=seats), store, pool)
+        table.log = [event.text() for event in events]
+        table.chat.extend(text for text, e in zip(table.log, events, strict=True)
+                          if isinstance(e.payload, ChatSaid))  # fmt: skip
+        table.renamed = dict(stored.renamed)
+        table.presence.away_at = list(stored.away_at) or [None] * len(seats)
+        # The turn timer goes on from the last change of the game, as stored.
+        changed = [row.at for row in stored.events if row.kind in GAME_KINDS]
+        if changed:
+            table.turn_started = time.monotonic() - max(0.0, time.time() - changed[-1])
+        return table
+
+    async def resume(self) -> None:
+        """Go on after a load: a due deal dealt, the people away since they went (nobody is
+        connected yet), and the driver started."""
+        if self.state.game is not None and self.state.status == TableStatus.PLAYING:
+            async with self.lock:
+                await self._execute(DealDue())
+            for seat in self.state.people():
+                self.presence.away(seat, self.presence.away_at[seat])
+        self.driver.start()
+
+    def stop(self) -> None:
+        self.driver.stop()
+
+    def start_driver(self) -> None:
+        self.driver.start()
+
+    def fingerprint(self) -> tuple[Any, ...]:
+        """:meth:`Store.fingerprint` of the table as it is here (equal to the store's while
+        this node holds it and no change is under way)."""
+        state = self.state
+        return fingerprint(
+            state.status.value, state.version or None, [s.token_hash for s in state.seats],
+            self.presence.away_at, [s.account for s in state.seats],
+        )  # fmt: skip
+
+    def release(self) -> None:
+        """Another node holds the table from now on: no change is taken here any more, the
+        driver and the work scheduled stop, and every client is closed with CLOSE_MOVED,
+        after the frames already queued, so that it reconnects with ``since`` and is served
+        by the new owner."""
+        self.released = self.presence.quiet = True
+        self.stop()
+        for task in list(self._tasks):
+            task.cancel()
+        for client in list(self.presence.everyone()):
+            client.close(protocol.CLOSE_MOVED)
+
+    # ------------------------------------------------------------------ carrying out
+
+    def _context(self) -> Context:
+        return Context(self.rng, time.time())
+
+    async def _execute(self, command: Command) -> list[Event]:
+        """Carry out ``command`` (under the lock): decided, stored, applied, published; the
+        events it made (none: nothing to do).
+
+        :raises TableError: ``moved`` (another node holds the table), or the refusal.
+        :raises ProtocolError: ``recovering`` while the table catches up with its store.
+        :raises StoreError: the store did not take the change (the table is as it was).
+        """
+        self._check_changeable()
+        events = decide(self.state, command, self._context())
+        if events:
+            await self._store(self.state, evolved(self.state, events), events)
+        return events
+
+    def _check_changeable(self) -> None:
+        if self.released:
+            raise TableError("moved", MOVED)
+        if self.recovering:
+            raise ProtocolError(
+                "recovering",
+                N_("this table is catching up with its storage: try again in a moment"),
+            )
+
+    async def _store(
+        self, before: TableState, after: TableState, events: list[Event], extra: Any = None
+    ) -> None:
+        """Store ``events`` (and ``extra`` rows) in one transaction; then, and only then, the
+        table is ``after``, and everyone is told."""
+        rows = list(extra or []) + rows_of(before, after, events)
+        try:
+            await self.store.write(rows)
+        except LeaseLost as error:  # another node's now: nothing to catch up with
+            if self.on_lost is not None:
+                self.on_lost()
+            raise TableError("moved", MOVED) from error
+        except BaseException:
+            self.recovering = True
+            self._later(self._recover())
+            raise
+        self.state = after
+        for event in events:
+            self.log.append(event.text())
+            if isinstance(event.payload, ChatSaid):
+                self.chat.append(self.log[-1])
+        self._after(before, events)
+        publish(after, events, self.presence, self.describe() if tells_table(events) else None)
+        self.changed.set()
+
+    def _after(self, before: TableState, events: list[Event]) -> None:
+        """What follows a stored change: the turn timer restarted by a move, the people not
+        connected at a game's start away, a departure's connections closed, a rematch's
+        lapse timed, and a game's end told."""
+        state = self.state
+        if any(event.kind in GAME_KINDS for event in events):
+            self.turn_started = time.monotonic()
+        for event in events:
+            payload = event.payload
+            if isinstance(payload, Started):
+                for seat in state.people():
+                    if not self.presence.connected(seat):
+                        self.presence.away(seat)
+            elif isinstance(payload, Left):
+                self.presence.forget(payload.seat)
+            elif isinstance(payload, RematchChanged) and payload.offer.status == RematchStatus.OPEN:
+                until = payload.offer.until
+                if before.rematch is None or before.rematch.until != until:
+                    delay = max(0.0, until - time.time())
+                    asyncio.get_running_loop().call_later(delay, self._lapse_at, until)
+        if state.status == TableStatus.FINISHED and before.status != TableStatus.FINISHED:
+            if self.on_end is not None:
+                self.on_end()
+            if any(seat.account for seat in state.seats):
+                self._later(self._count_given_away())
+
+    def _later(self, work: Any) -> None:
+        """Run the coroutine ``work`` as a task the table holds until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _recover(self) -> None:
+        """After a failed write: read the table back from the store, off the event loop,
+        until the store answers; if the write was stored after all, take what was stored.
+        Changes are refused meanwhile; then the driver goes on."""
+        delay = 0.2
+        while True:
+            try:
+                stored = await asyncio.to_thread(self.store.load, self.id)
+            except Exception:
+                log.warning("table %s: the store is still failing; trying again", self.id)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 5.0)
+                continue
+            async with self.lock:
+                if stored is not None and stored.events and stored.events[-1].seq > self.version:
+                    log.warning("table %s: a write reported as failed was stored", self.id)
+                    fresh = Table.load(stored, self.store, self.pool)
+                    self.state, self.log, self.chat = fresh.state, fresh.log, fresh.chat
+                self.recovering = False
+                self.changed.set()
+            return
+
+    async def move(self, act: Act, still: Callable[[], bool]) -> bool:
+        """A move made for a seat (a bot's, a stand-in's, a timed-out turn's), if ``still()``
+        holds under the lock (the game has not moved on): whether it is done with (made, or
+        moot); not while the table catches up with its store.
+
+        :raises IllegalAction: the engine refuses it (a bot's bug).
+        :raises StoreError: it was not stored.
+        """
+        async with self.lock:
+            if self.released or not still():
+                return True
+            if self.recovering:
+                return False
+            await self._execute(act)
+        return True
+
+    # ------------------------------------------------------------------ seats
+
+    def seat_of(self, token: str | None, account: str | None = None) -> int | None:
+        """The seat ``token`` holds, or else the seat of ``account`` (signed in), or ``None``."""
+        return self.state.seat_of(token, account)
+
+    def may_watch(self, code: str | None) -> bool:
+        """Whether ``code`` lets a spectator in: the watch code, or anything at a public
+        table."""
+        return self.settings.public or matches(code, self.state.secrets.watch)
+
+    def is_host(self, token: str | None) -> bool:
+        return matches(token, self.state.secrets.host)
+
+    def opens(self, credential: str | None) -> bool:
+        """Whether ``credential`` is one of the table's secrets (see :meth:`TableState.opens`)."""
+        return self.state.opens(credential)
+
+    def may_read(self, credential: str | None, account: str | None = None) -> bool:
+        """Whether a reader may see this table — its settings and seats, its game's record,
+        replay and reviews: anyone at a public table; at a private one, whoever holds one
+        of its secrets or the account of one of its seats. (An account that left it is known
+        to the store: :meth:`played_by`.)"""
+        return (
+            self.settings.public
+            or self.opens(credential)
+            or (account is not None and self.state.holds(account))
+        )
+
+    async def played_by(self, account: str) -> bool:
+        """Whether ``account`` held a seat of this table's game, here now or left for good."""
+        return self.state.holds(account) or await asyncio.to_thread(
+            self.store.played, self.id, account
+        )
+
+    async def take(self, seat: int, invite: str, name: object, account: str | None = None) -> str:
+        """Seat a person who holds ``seat``'s invite: their token (shown once).
+
+        :raises TableError: no such seat, a wrong invite, a taken seat, a bad name.
+        """
+        self._check_seat(seat)
+        if not matches(invite, self.state.secrets.invites[seat]):
+            raise TableError("forbidden", N_("this invite does not open seat {seat}"), seat=seat)
+        return (await self._sit(seat, check_name(name), account))[1]
+
+    async def take_free_seat(self, name: object, account: str | None = None) -> tuple[int, str]:
+        """Seat a person at the first free seat of a public table (from the lobby): the seat
+        and its token (shown once).
+
+        :raises TableError: a private table, no free seat, a bad name.
+        """
+        if not self.settings.public:
+            raise TableError(
+                "forbidden", N_("this table is private: it is joined by its invite links")
+            )
+        return await self._sit(None, check_name(name), account)
+
+    async def _sit(self, seat: int | None, name: str, account: str | None) -> tuple[int, str]:
+        token = secret()
+        async with self.lock:
+            events = await self._execute(TakeSeat(seat, name, digest(token), account))
+        taken = events[0].payload
+        assert isinstance(taken, SeatTaken)
+        return taken.seat, token
+
+    async def claim_seat(self, token: str | None, account: str) -> int:
+        """The seat a guest's ``token`` holds now belongs to ``account`` as well: its seat.
+        (A credential, kept with the seat's row: no event.)
+
+        :raises TableError: a token that opens no seat here, or the account already seated.
+        """
+        async with self.lock:
+            state = self.state
+            seat = state.seat_of(token)
+            if seat is None:
+                raise TableError("forbidden", N_("this token does not open this table"))
+            if state.seats[seat].account == account:
+                return seat
+            if state.holds(account):
+                held = state.seat_of(None, account)
+                raise TableError(
+                    "seated", N_("your account already holds seat {seat} at this table"),
+                    seat=held,
+                )  # fmt: skip
+            if state.seats[seat].account is not None:
+                raise TableError("forbidden", N_("this seat belongs to another account"))
+            rows = Store.account(self.id, seat, account)
+            await self.store.write(rows + Store.claimed(self.id, seat, account))
+            self.state = with_account(self.state, seat, account)
+            return seat
+
+    def rename(self, account: str, name: str) -> None:
+        """A deleted account's seats: shown under ``name`` from now on (the log is not
+        rewritten: the names shown are a projection)."""
+        self.renamed[account] = name
+        self.records.forget()
+
+    async def leave_seat(self, token: str | None, account: str | None = None) -> None:
+        """The player holding ``token`` leaves the table for good: before the game their seat
+        is free again, during it a bot of the table's level takes it at once (the record says
+        who left when), after it they are gone from any rematch. Their token no longer opens
+        the seat, and their connections are closed.
+
+        :raises TableError: a token that holds no seat here.
+        """
+        async with self.lock:
+            seat = self.state.seat_of(token, account)
+            if seat is None:
+                raise TableError("forbidden", N_("this token does not open this table"))
+            await self._execute(Leave(seat))
+        for client in list(self.presence.clients[seat]):
+            client.close(protocol.CLOSE_LEFT)
+
+    async def end(self, credential: str | None) -> None:
+        """The host ends a table whose game has not started: nobody may sit down any more.
+
+        :raises TableError: not the host, or the game has started.
+        """
+        if not self.is_host(credential):
+            raise TableError("forbidden", N_("only the host may end this table"))
+        async with self.lock:
+            await self._execute(End())
+        self.stop()
+
+    async def give_to_bot(
+        self, seat: int, level: str, credential: str | None, account: str | None = None
+    ) -> None:
+        """Give the empty ``seat`` to a bot; the host or a seated player may.
+
+        :raises TableError: not allowed, no such seat or level, the seat taken.
+        """
+        self._check_seat(seat)
+        if not self.is_host(credential) and self.seat_of(credential, account) is None:
+            raise TableError(
+                "forbidden", N_("only the host or a player at this table may seat a bot")
+            )
+        if level not in LEVELS:
+            raise TableError(
+                "bad_field",
+                N_("unknown bot level {level}; the levels are {levels}"),
+                level=str(level)[:20],
+                levels=", ".join(LEVELS),
+            )
+        async with self.lock:
+            await self._execute(GiveToBot(seat, level))
+
+    def _check_seat(self, seat: object) -> None:
+        if type(seat) is not int or not 0 <= seat < len(self.state.seats):
+            raise TableError(
+                "no_seat", N_("there is no seat {seat} at this table"), seat=str(seat)[:10]
+            )
+
+    # ------------------------------------------------------------------ connections
+
+    async def join(self, client: Client, since: int | None) -> None:
+        """Connect ``client`` and bring it up to date: the events it missed after version
+        ``since``, or the whole state — as stored: it waits for a change under way."""
+        async with self.lock:
+            if self.released:  # it came as the table moved: it comes back to the new owner
+                client.close(protocol.CLOSE_MOVED)
+                return
+            self.presence.join(client)
+            seat, version = client.seat, self.version
+            if since is not None and version - RESYNC_LIMIT <= since <= version:
+                events = [json.loads(text) for text in self.log[since:]]
+                view = view_of(self.state, seat)
+                client.send(protocol.resync(version, events, self.describe(), view))
+            else:
+                client.send(self.state_for(seat))
+            self._say_presence()
+
+    def leave(self, client: Client) -> None:
+        """Disconnect ``client``; a player whose last connection closed is away, and after the
+        grace period a bot of the table's level stands in."""
+        self.presence.leave(client)
+        if client.seat is not None:
+            self._say_presence()
+
+    def _say_presence(self) -> None:
+        say_presence(self.state, self.presence, self.presence.seats(self.names))
+
+    def state_for(self, seat: int | None) -> dict[str, Any]:
+        """The whole state as ``seat`` (``None``: a spectator) may see it."""
+        chat = [json.loads(text) for text in self.chat]
+        view = view_of(self.state, seat)
+        return protocol.state(self.version, self.describe(), seat, view, chat)
+
+    async def stored_description(self) -> dict[str, Any]:
+        """:meth:`describe` as stored: after any change under way."""
+        async with self.lock:
+            return self.describe()
+
+    def describe(self) -> dict[str, Any]:
+        """The table as anyone at it sees it: settings, seats, who is here."""
+        return describe(self.state, self.presence.seats(self.names))
+
+    def lobby_entry(self) -> dict[str, Any]:
+        return lobby_entry(self.state, self.names)
+
+    def anyone_here(self) -> bool:
+        """Whether any client is connected to the table."""
+        return self.presence.anyone()
+
+    # ------------------------------------------------------------------ actions
+
+    async def act(self, client: Client, message: protocol.Act) -> None:
+        """A seat's bid or card: applied, stored and broadcast, or refused with the rule and
+        nothing changed. The same client id again is acknowledged, not applied again."""
+        seat, key = _acting(client, message.id)
+        if message.seat is not None and message.seat != seat:
+            raise ProtocolError(
+                "not_your_seat",
+                N_("you hold seat {seat}, not seat {other}"),
+                seat=seat,
+                other=message.seat,
+            )
+        async with self.lock:
+            if self._acked_before(client, message.id, key):
+                return
+            try:
+                events = await self._execute(Act(seat, message.action, key))
+            except IllegalAction as error:  # refused by the engine before anything changed
+                client.send(
+                    protocol.error(
+                        "illegal", explain_in(error, client.catalog), rule=error.rule,
+                        error=error, id=message.id, version=self.version,
+                    )
+                )  # fmt: skip
+                return
+            client.send(protocol.ack(message.id, events[0].version))
+
+    def _acked_before(self, client: Client, message_id: str, key: str) -> bool:
+        """Whether the message ``key`` names (a seat and its client id) was applied before;
+        if so it is acknowledged again, with the version it made, and not applied twice."""
+        if key not in self.state.applied:
+            return False
+        client.send(protocol.ack(message_id, self.state.applied[key], repeated=True))
+        return True
+
+    async def undo(self, client: Client, message: protocol.Undo) -> None:
+        """Take back ``client``'s last bid or card (see :meth:`TableState.undoable`): one
+        more event in the log, naming the versions it takes back."""
+        seat, key = _acting(client, message.id)
+        async with self.lock:
+            if self._acked_before(client, message.id, key):
+                return
+            events = await self._execute(Undo(seat, key))
+            client.send(protocol.ack(message.id, events[0].version))
+
+    async def claim(self, client: Client, message: protocol.Claim) -> None:
+        """The player on turn claims every remaining trick: the solver settles it in the
+        pool; if it holds the deal is played out along its line, else play goes on."""
+        seat, key = _acting(client, message.id)
+        if self._acked_before(client, message.id, key):
+            return
+        state = self.state
+        game = state.game
+        if game is None or game.phase != Phase.PLAY or game.to_move != seat:
+            raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
+        if self._claiming:
+            raise ProtocolError("claim_running", N_("a claim is being settled: wait for it"))
+        self._claiming = True
+        try:
+            holds, cards = await self.pool.claim(write_record(game), seat, self.id)
+        finally:
+            self._claiming = False
+        async with self.lock:
+            if not holds:
+                if self.state.moves != state.moves:
+                    raise ProtocolError(
+                        "stale", N_("the game moved on before the claim was settled")
+                    )
+                client.send(
+                    protocol.error(
+                        "claim_refused",
+                        client.catalog.gettext(
+                            N_("the claim does not hold against every defence: play goes on")
+                        ),
+                        id=message.id,
+                        version=self.version,
+                    )
+                )
+                return
+            events = await self._execute(PlayOut(seat, key, tuple(cards), state.moves))
+            client.send(protocol.ack(message.id, events[0].version))
+
+    # ------------------------------------------------------------------ rematch, chat
+
+    async def offer_rematch(self, client: Client, message: protocol.Rematch) -> None:
+        """Once the game is over, a player offers a rematch, or accepts or declines the one
+        offered; bots accept at once. When every player has accepted, the rematch's table is
+        made (:meth:`rematch_of`) and everyone here is told its id. An offer nobody settles
+        lapses after the table's ``rematch_wait`` seconds."""
+        seat, key = _acting(client, message.id)
+        async with self.lock:
+            if self._acked_before(client, message.id, key):
+                return
+            self._check_changeable()
+            command = AnswerRematch(seat, message.accept, key)
+            events = decide(self.state, command, self._context())
+            if not events:  # started already
+                client.send(protocol.ack(message.id, self.version, repeated=True))
+                return
+            offer = events[0].payload
+            assert isinstance(offer, RematchChanged)
+            if rematch_complete(self.state, offer.offer):
+                rematch = await self.spawn(self)
+                command = replace(command, table=rematch.id)
+            events = await self._execute(command)
+            client.send(protocol.ack(message.id, events[0].version))
+
+    def _lapse_at(self, until: float) -> None:
+        self._later(self._lapse(until))
+
+    async def _lapse(self, until: float) -> None:
+        """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
+        async with self.lock:
+            await self._execute(LapseRematch(until))
+
+    async def say(self, client: Client, text: str) -> None:
+        """A chat message from a seated player, kept with the table."""
+        seat = client.seat
+        if seat is None:
+            raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
+        async with self.lock:
+            await self._execute(Say(seat, text))
+
+    # ------------------------------------------------------------------ records
+
+    async def record(self, seat: int | None) -> dict[str, Any]:
+        """The game's ``backalley/1`` record as stored (see :meth:`Records.record`)."""
+        async with self.lock:
+            return self.records.record(self.state, seat, self.names)
+
+    async def review(
+        self, deal: int, may_start: Callable[[], None] | None = None
+    ) -> dict[str, Any]:
+        """The double-dummy review of deal ``deal`` (see :meth:`Records.review`)."""
+        async with self.lock:
+            reviewing = self.records.review(self.state, deal, self.names, self.pool, may_start)
+        return await asyncio.shield(reviewing)
+
+    async def replay(self) -> dict[str, Any]:
+        """A finished game card by card (see :meth:`Records.replay`)."""
+        async with self.lock:
+            state, names = self.state, self.names
+        return self.records.replay(state, names)
+
+    async def _count_given_away(self) -> None:
+        """Once a game with an account at it is over: its deals reviewed double dummy (when
+        the bots' workers have time), and the tricks each seat gave away kept with the seat's
+        figures, for its profile."""
+        state = self.state
+        assert state.game is not None
+        n = len(state.seats)
+        given, reviewed = [0] * n, 0
+        try:
+            for deal in range(len(state.game.deals)):
+                entry = await self.review(deal)
+                if entry.get("reviewed"):
+                    reviewed += 1
+                    given = [a + b for a, b in zip(given, entry["given_away"], strict=True)]
+            rows: Any = []
+            for seat in range(n):
+                stats = seat_stats(state.game, seat) | {
+                    "reviewed": reviewed, "given_away": given[seat]
+                }  # fmt: skip
+                rows += Store.stats(self.id, seat, stats)
+            await self.store.write(rows)
+        except Exception:
+            log.exception("table %s: its deals could not be reviewed for the profiles", self.id)
+
+
+def _acting(client: Client, message_id: str) -> tuple[int, str]:
+    """The seat ``client`` acts for, and the key of its message: the seat and the client's
+    id for it, which makes a message sent twice apply once.
+
+    :raises ProtocolError: for a spectator.
+    """
+    if client.seat is None:
+        raise ProtocolError("spectator", N_("a spectator cannot act"))
+    return client.seat, f"{client.seat}:{message_id}"
+
+
+__all__ = ["MOVED", "Client", "Table"]
