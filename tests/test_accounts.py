@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, text
 
 from backalley.server.client import Member, Seat, create_table, exchange, seat_bot
 from backalley.server.client import request as http
-from server_support import Server, database, finished_record, play_randomly, run
+from server_support import Server, database, finished_record, play_randomly, run, stored_log
 
 PASSWORD = "correct horse battery"
 
@@ -243,6 +243,12 @@ def test_a_deleted_account_leaves_its_games_under_a_neutral_name(server: Server)
     assert Member(server.base).sign_in("Hedda", PASSWORD)[0] == 401
     record = finished_record(server.base, table)
     assert record["players"][0] == "Former player"
+    # shown so, and stored as it was: no event of the log is rewritten
+    seated = [json.loads(row.data) for row in stored_log(server.url, table["id"])
+              if row.kind == "seat"]  # fmt: skip
+    assert seated[0]["name"] == "Hedda"
+    create_table(server.base, {"hand_sizes": [1]})  # a new table lets finished ones go …
+    assert finished_record(server.base, table)["players"][0] == "Former player"  # … reloaded
     games = http(server.base, "GET", "/api/games")[1]["games"]
     assert next(g for g in games if g["id"] == table["id"])["players"][0] == "Former player"
     names = [e["name"] for e in http(server.base, "GET", "/api/leaderboard")[1]["provisional"]]

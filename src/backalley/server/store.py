@@ -591,26 +591,15 @@ class Store:
         )
 
     def rename(self, account_id: str, name: str) -> None:
-        """Show every seat ``account_id`` held under ``name`` (a deleted account's games):
-        in the seats' events, the finished games' summaries and the players' rows."""
+        """Show every finished game ``account_id`` played under ``name`` (a deleted account's
+        games): in their summaries and the players' rows. The log is never rewritten: a
+        table shows a deleted account's seats under the name it is given by the accounts
+        (see :attr:`StoredTable.renamed`)."""
         with self.engine.begin() as connection:
             held = connection.execute(
                 select(seats.c.table_id, seats.c.seat).where(seats.c.account_id == account_id)
             ).all()
             for table_id, seat in held:
-                for row in connection.execute(
-                    select(events.c.seq, events.c.data).where(
-                        events.c.table_id == table_id, events.c.kind == "seat"
-                    )
-                ).all():
-                    data = json.loads(row.data)
-                    if data.get("seat") == seat:
-                        data["name"] = name
-                        connection.execute(
-                            update(events)
-                            .where(events.c.table_id == table_id, events.c.seq == row.seq)
-                            .values(data=json.dumps(data, separators=(",", ":")))
-                        )
                 summary = connection.execute(
                     select(tables.c.summary).where(tables.c.id == table_id)
                 ).scalar()
