@@ -556,7 +556,7 @@ def test_a_table_taken_back_after_its_lease_lapsed_is_kept_only_if_nobody_change
     from backalley.server.registry import Tables
     from backalley.server.settings import Settings
     from backalley.server.store import Store
-    from backalley.server.table import Table
+    from backalley.server.table import making
 
     if not REDIS:
         pytest.skip(REDIS_MISSING)
@@ -584,7 +584,7 @@ def test_a_table_taken_back_after_its_lease_lapsed_is_kept_only_if_nobody_change
             assert Leases(store_b.engine, "b").acquire(table.id) == "b"
             stored = await asyncio.to_thread(store_b.load, table.id)
             assert stored is not None
-            elsewhere = Table.load(stored, store_b, pool)
+            elsewhere = making.load(stored, store_b, pool)
             await elsewhere.take(1, invites[1], "Bea")
             Leases(store_b.engine, "b").release(table.id)
             assert leases_a.acquire_many([table.id]) == {table.id}

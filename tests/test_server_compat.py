@@ -56,9 +56,10 @@ def test_a_database_of_the_release_before_loads_and_its_tables_go_on(tmp_path: P
         assert names[:2] == ["Ana", "Bea"] and names[2:] == [None, None]
         tokens = opened["tokens"]
         assert [run(seat_of(base, opened["table"]["id"], t)) for t in tokens] == [0, 1]
-        # Four people in the middle of a game play it to its end.
+        # Four people in the middle of a game play it to its end (away longer than the
+        # grace since the database was written, bots stand in for them until they are back).
         playing = facts["playing"]
-        assert described(base, playing)["status"] == "playing"
+        assert described(base, playing)["status"] in ("playing", "finished")
 
         async def finish() -> None:
             async def one(seat: int) -> None:

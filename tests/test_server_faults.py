@@ -27,7 +27,7 @@ from backalley.server.protocol import Act, ProtocolError
 from backalley.server.registry import Tables
 from backalley.server.settings import Settings, TableError
 from backalley.server.store import Store, Write
-from backalley.server.table import Table
+from backalley.server.table import Table, making, messages
 from backalley.server.table.records import full_record
 from server_support import (
     POSTGRES,
@@ -91,7 +91,7 @@ async def a_table_of_four(store: Store) -> tuple[Tables, Table, list[Person]]:
     people = [Person(seat) for seat in range(4)]
     for seat, person in enumerate(people):
         await table.take(seat, secrets["invites"][seat], f"P{seat}")
-        await table.join(person, None)
+        await messages.join(table, person, None)
     return tables, table, people
 
 
@@ -101,7 +101,7 @@ async def play_one(table: Table, people: list[Person], rng: random.Random, n: in
     seat = table.state.game.to_move
     view = table.state.game.view(seat)
     action = str(rng.choice(view.legal_actions))
-    await table.act(people[seat], Act(str(n), action, None))
+    await messages.act(table, people[seat], Act(str(n), action, None))
     return action
 
 
@@ -138,7 +138,7 @@ def test_a_write_that_fails_leaves_the_table_as_stored_and_play_goes_on(tmp_path
             n += 1
         record = full_record(table.state, table.names)
         versions = stored_versions(store, table.id)
-        again = Table.load(store.load(table.id), store, table.pool)
+        again = making.load(store.load(table.id), store, table.pool)
         tables.stop()
         store.close()
         return versions, table.version, record, again
@@ -268,8 +268,8 @@ def test_one_claim_at_a_time_is_settled(tmp_path: Path) -> None:
             n += 1
         seat = table.state.game.to_move  # type: ignore[union-attr]
         results = await asyncio.gather(
-            table.claim(people[seat], Claim("c1")),
-            table.claim(people[seat], Claim("c2")),
+            messages.claim(table, people[seat], Claim("c1")),
+            messages.claim(table, people[seat], Claim("c2")),
             return_exceptions=True,
         )
         table.stop()

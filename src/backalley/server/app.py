@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from backalley.bots import BOT_NAMES, LEVELS
 from backalley.cards import N_
-from backalley.i18n import LANGUAGES, explain_in, translator
+from backalley.i18n import LANGUAGES, translator
 from backalley.rules import ALL_PASS_LIMIT, GAME_LENGTHS, OPTIONS, PRESETS, game_length
 from backalley.server import protocol
 from backalley.server.account_routes import (
@@ -48,40 +48,17 @@ from backalley.server.limits import (
     Quota,
     address_of,
     may_guess,
-    wrong_guess,
 )
+from backalley.server.middleware import Forwarder, SecurityHeaders
+from backalley.server.refusals import HANDLERS
 from backalley.server.registry import Tables
 from backalley.server.requests import bearer, body, catalog_of
 from backalley.server.settings import Settings, TableError
-from backalley.server.sockets import NOT_STORED, table_socket
-from backalley.server.store import Store, StoreError
+from backalley.server.sockets import table_socket
+from backalley.server.store import Store
 from backalley.server.table import Table
 
 log = logging.getLogger("backalley.server")
-
-#: Sent with every HTTP answer: the page loads nothing from elsewhere and is never framed,
-#: and no address (an invite holds a secret) is passed on to another site.
-SECURITY_HEADERS = {
-    "content-security-policy": (
-        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
-        "form-action 'self'"
-    ),
-    "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-}
-
-_STATUS = {
-    "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
-    "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
-    "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
-    "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
-    "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,
-    "bad_sign_in": 401, "bad_csrf": 403, "signed_out": 401, "no_player": 404, "seated": 409,
-    "moved": 503, "unreachable": 503, "no_answer": 504,
-}  # fmt: skip
-
 
 # ---------------------------------------------------------------------- HTTP
 
@@ -121,37 +98,6 @@ async def _readable(request: Request) -> Table:
     if token:
         raise TableError("forbidden", N_("this token does not open this table"))
     raise TableError("no_table", HIDDEN)
-
-
-async def _refusals(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, TableError)
-    if exc.code == "forbidden":
-        wrong_guess(request)
-    answer = protocol.error(exc.code, explain_in(exc, catalog_of(request)), error=exc)
-    response = JSONResponse(answer, status_code=_STATUS.get(exc.code, 400))
-    if exc.code in ("too_many", "too_many_guesses"):
-        response.headers["retry-after"] = str(exc.params["seconds"])
-    elif exc.code == "unreachable":  # a node of several, out of reach a moment
-        response.headers["retry-after"] = "2"
-    return response
-
-
-async def _gone(request: Request, exc: Exception) -> Response:
-    """The client left in the middle of its request: nothing was done, and no one reads the
-    answer."""
-    log.debug("%s %s: the client left before its body came", request.method, request.url.path)
-    return Response(status_code=400)
-
-
-async def _not_stored(request: Request, exc: Exception) -> Response:
-    log.warning("%s %s: not stored: %s", request.method, request.url.path, exc)
-    return await _refusals(request, TableError("not_stored", NOT_STORED))
-
-
-async def _failures(request: Request, exc: Exception) -> Response:
-    log.exception("%s %s failed", request.method, request.url.path, exc_info=exc)
-    text = catalog_of(request).gettext(N_("the server could not handle this request"))
-    return JSONResponse(protocol.error("server_error", text), status_code=500)
 
 
 def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str, Any]:
@@ -240,7 +186,7 @@ async def lobby(request: Request) -> Response:
     cluster = request.app.state.cluster
     if cluster is None:
         return JSONResponse(here)
-    merged = await cluster.lobby(here)
+    merged = await cluster.heartbeat.lobby(here)
     if "partial" in merged:
         merged["partial"] = catalog_of(request).gettext(merged["partial"])
     return JSONResponse(merged)
@@ -440,85 +386,12 @@ def create_app(
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        exception_handlers={
-            TableError: _refusals,
-            StoreError: _not_stored,
-            ClientDisconnect: _gone,
-            Exception: _failures,
-        },
+        exception_handlers=HANDLERS,
     )
     app.add_middleware(CookieGuard)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(Forwarder)  # outermost: a forwarded request is served whole elsewhere
     return app
-
-
-_TABLE_PATH = re.compile(r"^/(?:api|ws)/tables/([^/]+)")
-
-
-class Forwarder:
-    """ASGI middleware of a node of several: a request or WebSocket for a table another node
-    holds is served by that node, through Redis (:mod:`~backalley.server.relay`); everything
-    else, and whatever another node forwarded here, is served here."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        cluster = getattr(scope["app"].state, "cluster", None) if "app" in scope else None
-        found = _TABLE_PATH.match(scope.get("path", ""))
-        if (
-            cluster is None
-            or found is None
-            or scope["type"] not in ("http", "websocket")
-            or "backalley.forwarded" in scope
-        ):
-            await self.app(scope, receive, send)
-            return
-        table_id = found.group(1)
-        try:
-            owner = await cluster.locate(table_id) if len(table_id) <= 16 else None
-            if owner is not None and owner != cluster.node:
-                if scope["type"] == "http":
-                    await cluster.relay.forward_http(scope, receive, send, owner)
-                else:
-                    await cluster.relay.forward_websocket(scope, receive, send, owner, table_id)
-                return
-        except TableError as error:  # the table cannot be served just now, nor forwarded
-            await _refuse(scope, receive, send, error)
-            return
-        await self.app(scope, receive, send)  # here, or no such table: said here
-
-
-async def _refuse(scope: Any, receive: Any, send: Any, error: TableError) -> None:
-    """Answer a request the Forwarder could not serve: an HTTP request as every refusal is
-    (:func:`_refusals`), a WebSocket closed with CLOSE_UNREACHABLE (try again later)."""
-    if scope["type"] == "http":
-        await (await _refusals(Request(scope), error))(scope, receive, send)
-    elif (await receive())["type"] == "websocket.connect":
-        await send({"type": "websocket.accept"})
-        await send({"type": "websocket.close", "code": protocol.CLOSE_UNREACHABLE,
-                    "reason": "the table cannot be served just now"})  # fmt: skip
-
-
-class SecurityHeaders:
-    """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP answer."""
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-        self.headers = [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def sending(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", []), *self.headers]}
-            await send(message)
-
-        await self.app(scope, receive, sending)
 
 
 __all__ = ["create_app"]

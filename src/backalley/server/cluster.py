@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import os
 import secrets
@@ -30,11 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import create_engine
 
-from backalley.cards import N_
+from backalley.server.heartbeat import ALIVE, Heartbeat
 from backalley.server.leases import LEASE, RENEW, SCAN, LeaseBusy, Leases, share
 from backalley.server.relay import UNREACHABLE, Relay
 from backalley.server.settings import TableError
-from backalley.server.table import Table
+from backalley.server.table import Table, making
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -44,11 +43,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("backalley.server")
 
-ALIVE = 3  #: seconds a node's heartbeat key outlives its last beat
-BEAT = 1.0  #: seconds between heartbeats (and lobby snapshots)
 SWEEP = 120  #: renewals between two sweeps of the finished tables nobody is at (a minute)
 ADOPTING = 8  #: tables rebuilt at once when a node takes many (their logs read meanwhile)
-PARTIAL = N_("tables held by the other servers cannot be listed just now")
 HEAR_WAIT = 3.0  #: seconds a starting node waits to hear the others before it takes requests
 
 
@@ -75,8 +71,7 @@ class Cluster:
         renewing = create_engine(tables.store.engine.url, pool_size=1, pool_pre_ping=True)
         self._renewals = Leases(renewing, node)
         self._renewer = ThreadPoolExecutor(1, thread_name_prefix="leases")
-        self._token = secrets.token_hex(8)  #: this process's, in its heartbeat key
-        self._stopped = False  #: drained: no more heartbeats
+        self.token = secrets.token_hex(8)  #: this process's, in its heartbeat key
         self.relay = Relay(self)
         # Commands (publish, keys) fail fast when Redis is away; the subscriber, which waits
         # on its socket for minutes at a time, has a client of its own.
@@ -88,7 +83,7 @@ class Cluster:
         #: Redis answers commands: false from the first that failed (down, or stalled past
         #: its timeout) until the next heartbeat it takes
         self.reachable = True
-        self._back_at = 0.0  #: when Redis last came back (the monotonic clock)
+        self.back_at = 0.0  #: when Redis last came back (the monotonic clock)
         self._heard = asyncio.Event()  #: set once the listener first subscribed
         self.draining = False
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
@@ -100,13 +95,14 @@ class Cluster:
         self._wake = asyncio.Event()  #: a table was let go somewhere: look for it now
         self.quotas: dict[str, Quota] = {}  #: the limits shared with the other nodes
         self._renewed = time.monotonic()
+        self.heartbeat = Heartbeat(self)
 
     @property
     def available(self) -> bool:
         """Whether the cross-node features work now: Redis heard, and answering."""
         return self.subscribed and self.reachable
 
-    def _unreachable(self, error: BaseException) -> None:
+    def unreachable(self, error: BaseException) -> None:
         """A command to Redis failed: until one succeeds again, nothing is forwarded (each
         client is told at once to try again later), and the tunnels under way end."""
         if self.reachable:
@@ -115,14 +111,14 @@ class Cluster:
             self.reachable = False
             self.relay.lost()
 
-    def _answered(self) -> None:
+    def answered(self) -> None:
         """A command to Redis succeeded."""
         if not self.reachable:
             log.info("node %s: Redis answers again", self.node)
             self.reachable = True
-            self._back_at = time.monotonic()
+            self.back_at = time.monotonic()
 
-    def _key(self, kind: str, node: str | None = None) -> str:
+    def key(self, kind: str, node: str | None = None) -> str:
         """This cluster's key of ``kind`` for ``node`` (this one's by default)."""
         return f"{self.prefix}:{kind}:{node or self.node}"
 
@@ -141,7 +137,7 @@ class Cluster:
         """
         await self._claim_id()
         held = await self._renew()
-        for work in (self._listen(), self._publish(), self._keep(), self._beat()):
+        for work in (self._listen(), self._publish(), self._keep(), self.heartbeat.run()):
             self.hold(asyncio.ensure_future(work))
         # Hear the others before taking requests: what they say meanwhile (a limit's spend,
         # a table taken) would be lost to this node. Redis away: the node starts all the same.
@@ -161,10 +157,10 @@ class Cluster:
 
         :raises RuntimeError: the id is another live process's.
         """
-        key, deadline = self._key("alive"), time.monotonic() + ALIVE + 1
+        key, deadline = self.key("alive"), time.monotonic() + ALIVE + 1
         while True:
             try:
-                if await self.redis.set(key, self._token, nx=True, ex=ALIVE):
+                if await self.redis.set(key, self.token, nx=True, ex=ALIVE):
                     return
             except Exception as error:  # no Redis now: nobody to ask
                 log.warning("node %s: its id could not be checked in Redis: %s", self.node, error)
@@ -193,9 +189,9 @@ class Cluster:
             for table_id in list(self.tables.tables):
                 await self.tables.let_go(table_id)
             await asyncio.sleep(0.05)  # a table being taken is let go once it is held
-        self._stopped = True
+        self.heartbeat.stopped = True
         with contextlib.suppress(Exception):
-            await self.redis.delete(self._key("alive"), self._key("lobby"))
+            await self.redis.delete(self.key("alive"), self.key("lobby"))
 
     async def stop(self) -> None:
         """Leave the cluster, once this node writes no more (its store closed): the leases
@@ -309,7 +305,7 @@ class Cluster:
         orphans = await asyncio.to_thread(self.leases.orphans)
         if not orphans:
             return 0
-        nodes = await self._nodes()
+        nodes = await self.heartbeat.nodes()
         wanted = share(orphans, len(nodes))
         with self.tables.taking(*wanted):
             mine = await asyncio.to_thread(self.leases.acquire_many, wanted)
@@ -325,16 +321,6 @@ class Cluster:
             log.warning("node %s: took %d tables nobody held, in %.2f s", self.node, adopted,
                         time.monotonic() - started)  # fmt: skip
         return adopted
-
-    async def _nodes(self) -> set[str]:
-        """The nodes up now: those with a heartbeat in Redis, else those holding a lease."""
-        nodes = {self.node}
-        try:
-            async for key in self.redis.scan_iter(match=f"{self.prefix}:alive:*", count=1000):
-                nodes.add(key.decode().rsplit(":", 1)[1])
-        except Exception:
-            nodes |= await asyncio.to_thread(self.leases.live_nodes)
-        return nodes
 
     def forget(self, table_id: str, finished: bool = False) -> None:
         """Let go of ``table_id``'s lease in the background (see :meth:`Leases.release`)."""
@@ -389,7 +375,7 @@ class Cluster:
                     heard = await pipe.execute()
             except Exception as error:  # Redis is away, not the nodes: said as such
                 log.warning("node %s: %d messages not sent: %s", self.node, len(batch), error)
-                self._unreachable(error)
+                self.unreachable(error)
                 continue
             for (_, _, node), count in zip(batch, heard, strict=True):
                 if node is not None and not count:
@@ -466,7 +452,7 @@ class Cluster:
                     return  # back after all
                 stored = await asyncio.to_thread(self.tables.store.load, table_id)
                 if stored is not None and table_id not in self.tables.tables:
-                    table = Table.load(stored, self.tables.store, self.tables.pool)
+                    table = making.load(stored, self.tables.store, self.tables.pool)
                     self._ready[table_id] = (table, stored.fingerprint(), time.monotonic())
                 await asyncio.sleep(0)  # the others' turn: this is only ahead of time
         except Exception as error:
@@ -488,59 +474,6 @@ class Cluster:
         owner = await asyncio.to_thread(self.leases.owner, table_id)
         if owner != self.node:
             self.tables.lose(table_id)
-
-    async def _beat(self) -> None:
-        """Say this node is up, with its public tables for the lobby; end the tunnels of the
-        nodes whose heartbeat stopped. A heartbeat Redis does not take says it is away; the
-        next it takes, that it is back (and for ALIVE seconds after, no node is taken for
-        gone: their heartbeats may not be back in Redis yet)."""
-        while not self._stopped:
-            try:
-                lobby = json.dumps(self.tables.lobby()).encode()
-                try:
-                    async with self.redis.pipeline(transaction=False) as pipe:
-                        pipe.set(self._key("alive"), self._token, ex=ALIVE)
-                        pipe.set(self._key("lobby"), lobby, ex=ALIVE)
-                        await pipe.execute()
-                except Exception as error:
-                    self._unreachable(error)
-                    raise
-                self._answered()
-                peers = sorted((self.relay.peers() | set(self.relay.dead)) - {self.node})
-                if peers and time.monotonic() - self._back_at > ALIVE:
-                    alive = await self.redis.mget([self._key("alive", p) for p in peers])
-                    for peer, beat in zip(peers, alive, strict=True):
-                        if beat is not None:
-                            self.relay.dead.pop(peer, None)
-                        elif peer not in self.relay.dead:
-                            log.warning("node %s: node %s is gone", self.node, peer)
-                            self.relay.gone(peer)
-            except Exception as error:
-                log.debug("node %s: no heartbeat: %s", self.node, error)
-            await asyncio.sleep(BEAT)
-
-    async def lobby(self, here: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-        """The lobby of every node: ``here`` (this node's) with the others' snapshots; said
-        to be partial when Redis is out of reach."""
-        merged = {key: list(entries) for key, entries in here.items()}
-        seen = {entry["id"] for entries in merged.values() for entry in entries}
-        if not self.available:  # not worth a timeout: said at once
-            return {**merged, "partial": PARTIAL}
-        try:
-            pattern = f"{self.prefix}:lobby:*"
-            keys = [k async for k in self.redis.scan_iter(match=pattern, count=1000)]
-            keys = [k for k in keys if k.decode() != self._key("lobby")]
-            snapshots = await self.redis.mget(keys) if keys else []
-        except Exception:
-            return {**merged, "partial": PARTIAL}
-        for snapshot in snapshots:
-            if snapshot is None:
-                continue
-            for key, entries in json.loads(snapshot).items():
-                fresh = [e for e in entries if e["id"] not in seen]
-                seen |= {e["id"] for e in fresh}
-                merged.setdefault(key, []).extend(fresh)
-        return merged
 
 
 __all__ = ["Cluster", "default_node_id"]

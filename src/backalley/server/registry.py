@@ -20,7 +20,7 @@ from backalley.server.bots import BotPool
 from backalley.server.settings import Settings, TableError
 from backalley.server.standings import Standings
 from backalley.server.store import Store
-from backalley.server.table import Table
+from backalley.server.table import Table, making
 
 if TYPE_CHECKING:
     from backalley.server.cluster import Cluster
@@ -62,7 +62,7 @@ class Tables:
             try:
                 stored = await asyncio.to_thread(self.store.load, table_id)
                 if stored is not None:
-                    self._hold(Table.load(stored, self.store, self.pool))
+                    self._hold(making.load(stored, self.store, self.pool))
                     await self.tables[table_id].resume()
             except Exception:
                 log.exception("table %s could not be rebuilt from its log: left out", table_id)
@@ -74,13 +74,13 @@ class Tables:
     async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
         self.sweep()
         with self.taking():
-            table, secrets_ = await Table.create(settings, self.store, self.pool)
+            table, secrets_ = await making.create(settings, self.store, self.pool)
             self._hold(table)
         return table, secrets_
 
     async def _rematch(self, old: Table) -> Table:
         with self.taking():
-            return self._hold(await Table.rematch_of(old))
+            return self._hold(await making.rematch_of(old))
 
     @contextlib.contextmanager
     def taking(self, *table_ids: str) -> Iterator[None]:
@@ -128,7 +128,7 @@ class Tables:
             stored = await asyncio.to_thread(self.store.load, table_id)
             table = self.tables.get(table_id)  # loaded meanwhile by another request
             if table is None and stored is not None:
-                table = self._hold(Table.load(stored, self.store, self.pool))
+                table = self._hold(making.load(stored, self.store, self.pool))
         return table
 
     def sweep(self) -> None:
@@ -174,7 +174,7 @@ class Tables:
             table = await self.cluster.ready(table_id)  # read ahead: its owner died
             if table is None:
                 stored = await asyncio.to_thread(self.store.load, table_id)
-                table = None if stored is None else Table.load(stored, self.store, self.pool)
+                table = None if stored is None else making.load(stored, self.store, self.pool)
             if table is not None:
                 self._hold(table)
                 await table.resume()

@@ -23,7 +23,7 @@ from backalley.server.protocol import ProtocolError
 from backalley.server.registry import Tables
 from backalley.server.settings import TableError
 from backalley.server.store import StoreError
-from backalley.server.table import Table
+from backalley.server.table import Table, messages
 
 log = logging.getLogger("backalley.server")
 
@@ -127,11 +127,11 @@ async def table_socket(socket: WebSocket) -> None:
         await socket.close(protocol.CLOSE_UNAUTHORIZED, "this token does not open this table")
         return
     connection = Connection(socket, seat, hello.lang)
-    await table.join(connection, hello.since)
+    await messages.join(table, connection, hello.since)
     try:
         await _serve(socket, table, connection)
     finally:
-        table.leave(connection)
+        messages.leave(table, connection)
         connection.close(1000)
         with contextlib.suppress(Exception):  # let the last frames and the close code out
             await asyncio.wait_for(connection.sender, 5)
@@ -171,17 +171,17 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
         try:
             message = protocol.parse(frame)
             if isinstance(message, protocol.Act):
-                await table.act(connection, message)
+                await messages.act(table, connection, message)
             elif isinstance(message, protocol.Claim):
-                await table.claim(connection, message)
+                await messages.claim(table, connection, message)
             elif isinstance(message, protocol.Undo):
-                await table.undo(connection, message)
+                await messages.undo(table, connection, message)
             elif isinstance(message, protocol.Rematch):
-                await table.offer_rematch(connection, message)
+                await messages.offer_rematch(table, connection, message)
             elif isinstance(message, protocol.Chat):
                 if not chat.take():
                     raise ProtocolError("rate_limited", N_("too many chat messages: wait a moment"))
-                await table.say(connection, message.text)
+                await messages.say(table, connection, message.text)
             elif isinstance(message, protocol.Ping):
                 connection.send(protocol.pong(table.version))
             else:

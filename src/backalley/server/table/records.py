@@ -5,8 +5,9 @@ each read from the table's state, the reviews and the replay made once and kept.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backalley.cards import N_, format_cards
 from backalley.engine import Game
@@ -14,9 +15,16 @@ from backalley.record import write_record
 from backalley.rules import Phase
 from backalley.server import protocol
 from backalley.server.bots import BotPool
+from backalley.server.players import seat_stats
 from backalley.server.settings import TableError
+from backalley.server.store import Store
 from backalley.server.table.events import seen_of_deal
 from backalley.server.table.state import TableState, TableStatus
+
+if TYPE_CHECKING:
+    from backalley.server.table.service import Table
+
+log = logging.getLogger("backalley.server")
 
 
 class Records:
@@ -161,4 +169,29 @@ def full_record(state: TableState, names: list[str | None]) -> dict[str, Any]:
     return record
 
 
-__all__ = ["Records", "full_record"]
+async def count_given_away(table: Table) -> None:
+    """Once a game with an account at it is over: its deals reviewed double dummy (when
+    the bots' workers have time), and the tricks each seat gave away kept with the seat's
+    figures, for its profile."""
+    state = table.state
+    assert state.game is not None
+    n = len(state.seats)
+    given, reviewed = [0] * n, 0
+    try:
+        for deal in range(len(state.game.deals)):
+            entry = await table.review(deal)
+            if entry.get("reviewed"):
+                reviewed += 1
+                given = [a + b for a, b in zip(given, entry["given_away"], strict=True)]
+        rows: Any = []
+        for seat in range(n):
+            stats = seat_stats(state.game, seat) | {
+                "reviewed": reviewed, "given_away": given[seat]
+            }  # fmt: skip
+            rows += Store.stats(table.id, seat, stats)
+        await table.store.write(rows)
+    except Exception:
+        log.exception("table %s: its deals could not be reviewed for the profiles", table.id)
+
+
+__all__ = ["Records", "count_given_away", "full_record"]

@@ -21,26 +21,19 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import asdict, replace
 from typing import Any
 
 from backalley.bots import LEVELS
 from backalley.cards import N_
-from backalley.engine import IllegalAction
-from backalley.i18n import explain_in
-from backalley.record import write_record
-from backalley.rules import Phase
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.credentials import digest, matches, secret
-from backalley.server.players import seat_stats
 from backalley.server.protocol import ProtocolError
 from backalley.server.settings import Settings, TableError, check_name
-from backalley.server.store import LeaseLost, Store, StoredTable, fingerprint
+from backalley.server.store import LeaseLost, Store, fingerprint
 from backalley.server.table.broadcast import publish, say_presence, tells_table
 from backalley.server.table.decide import (
     Act,
-    AnswerRematch,
     Command,
     Context,
     DealDue,
@@ -48,12 +41,8 @@ from backalley.server.table.decide import (
     GiveToBot,
     LapseRematch,
     Leave,
-    PlayOut,
-    Say,
     TakeSeat,
-    Undo,
     decide,
-    rematch_complete,
 )
 from backalley.server.table.driver import Driver
 from backalley.server.table.events import (
@@ -64,14 +53,13 @@ from backalley.server.table.events import (
     RematchChanged,
     SeatTaken,
     Started,
-    payload_of,
 )
 from backalley.server.table.evolve import evolved, with_account
 from backalley.server.table.persist import rows_of
 from backalley.server.table.presence import Client, Presence
 from backalley.server.table.projections import describe, lobby_entry, view_of
-from backalley.server.table.records import Records
-from backalley.server.table.state import RematchStatus, Secrets, TableState, TableStatus
+from backalley.server.table.records import Records, count_given_away
+from backalley.server.table.state import RematchStatus, TableState, TableStatus
 
 log = logging.getLogger("backalley.server")
 
@@ -94,7 +82,7 @@ class Table:
         self.changed = asyncio.Event()  #: something the driver may care about changed
         self.presence = Presence(
             state.id, len(state.seats), state.settings.grace, store, lambda: self.state,
-            self.changed.set, self._say_presence, self._later,
+            self.changed.set, self.say_presence, self._later,
         )  # fmt: skip
         self.driver = Driver(self)
         self.records = Records(state.id)
@@ -102,7 +90,7 @@ class Table:
         self.turn_started = time.monotonic()  #: when the game last changed (the timer's start)
         self.rng: Any = secrets.SystemRandom()  #: what deals (the OS's secure generator)
         self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
-        self._claiming = False  #: a claim is with the solver
+        self.claiming = False  #: a claim is with the solver
         self.recovering = False  #: a write failed: catching up with the store, no changes
         #: another node holds the table now: this copy takes no change (its clients were
         #: closed with CLOSE_MOVED, and come back through the owner)
@@ -135,90 +123,14 @@ class Table:
         """Each seat's name as shown: a deleted account's seat under a neutral name."""
         return [self.renamed.get(seat.account or "", seat.name) for seat in self.state.seats]
 
-    # ------------------------------------------------------------------ making, loading
-
-    @classmethod
-    async def create(
-        cls, settings: Settings, store: Store, pool: BotPool
-    ) -> tuple[Table, dict[str, Any]]:
-        """A new table, stored; with its secrets (shown once): host, watch and invites."""
-        host, watch = secret(), secret()
-        invites = [secret() for _ in range(settings.ruleset().num_players)]
-        hashes = Secrets(digest(host), digest(watch), tuple(digest(i) for i in invites))
-        table = cls(TableState.new(secrets.token_urlsafe(6), settings, hashes), store, pool)
-        await store.write(table._new_rows())
-        table.driver.start()
-        return table, {"host": host, "watch": watch, "invites": invites}
-
-    @classmethod
-    async def rematch_of(cls, old: Table) -> Table:
-        """The rematch of ``old``'s game: a new table with its own id and log, the same
-        settings, the same people (their tokens open it, as they opened ``old``) and bots in
-        the same seats, the same host and watch links; its game started."""
-        before = old.state
-        hashes = replace(before.secrets, invites=tuple(digest(secret()) for _ in before.seats))
-        state = TableState.new(secrets.token_urlsafe(6), before.settings, hashes)
-        table = cls(state, old.store, old.pool)
-        table.renamed = dict(old.renamed)
-        commands: list[Command] = []
-        for number, seat in enumerate(before.seats):
-            if seat.person:
-                assert seat.name is not None and seat.token_hash is not None
-                commands.append(TakeSeat(number, seat.name, seat.token_hash, seat.account))
-            else:  # a bot's, or its player left: a bot (of the table's level)
-                commands.append(GiveToBot(number, seat.bot or before.settings.level))
-        events: list[Event] = []
-        for command in commands:
-            made = decide(state, command, table._context())
-            state, events = evolved(state, made), events + made
-        await table._store(table.state, state, events, extra=table._new_rows())
-        table.driver.start()
-        return table
-
-    def _new_rows(self) -> Any:
-        state = self.state
-        return Store.new_table(state.id, asdict(state.settings), state.secrets.host,
-                               state.secrets.watch, list(state.secrets.invites))  # fmt: skip
-
-    @classmethod
-    def load(cls, stored: StoredTable, store: Store, pool: BotPool) -> Table:
-        """A table as its log leaves it: every event applied (:func:`evolve`, as in live
-        play), then its seats' credentials from their rows.
-
-        :raises IllegalAction: a log this engine refuses (the table is not loaded).
-        """
-        settings = Settings(**stored.config)
-        hashes = Secrets(stored.host_hash, stored.watch_hash, tuple(stored.invite_hashes))
-        initial = TableState.new(stored.id, settings, hashes)
-        events = [
-            Event(row.seq, payload_of(row.kind, row.data), row.client_id) for row in stored.events
-        ]
-        state = evolved(initial, events)
-        seats = tuple(
-            replace(seat, token_hash=token, account=account)
-            for seat, token, account in zip(
-                state.seats, stored.token_hashes, stored.account_ids or [None] * len(state.seats),
-                strict=True,
-            )
-        )  # fmt: skip
-        table = cls(replace(state, seats=seats), store, pool)
-        table.log = [event.text() for event in events]
-        table.chat.extend(text for text, e in zip(table.log, events, strict=True)
-                          if isinstance(e.payload, ChatSaid))  # fmt: skip
-        table.renamed = dict(stored.renamed)
-        table.presence.away_at = list(stored.away_at) or [None] * len(seats)
-        # The turn timer goes on from the last change of the game, as stored.
-        changed = [row.at for row in stored.events if row.kind in GAME_KINDS]
-        if changed:
-            table.turn_started = time.monotonic() - max(0.0, time.time() - changed[-1])
-        return table
+    # ------------------------------------------------------------------ life
 
     async def resume(self) -> None:
         """Go on after a load: a due deal dealt, the people away since they went (nobody is
         connected yet), and the driver started."""
         if self.state.game is not None and self.state.status == TableStatus.PLAYING:
             async with self.lock:
-                await self._execute(DealDue())
+                await self.execute(DealDue())
             for seat in self.state.people():
                 self.presence.away(seat, self.presence.away_at[seat])
         self.driver.start()
@@ -252,10 +164,10 @@ class Table:
 
     # ------------------------------------------------------------------ carrying out
 
-    def _context(self) -> Context:
+    def context(self) -> Context:
         return Context(self.rng, time.time())
 
-    async def _execute(self, command: Command) -> list[Event]:
+    async def execute(self, command: Command) -> list[Event]:
         """Carry out ``command`` (under the lock): decided, stored, applied, published; the
         events it made (none: nothing to do).
 
@@ -263,13 +175,13 @@ class Table:
         :raises ProtocolError: ``recovering`` while the table catches up with its store.
         :raises StoreError: the store did not take the change (the table is as it was).
         """
-        self._check_changeable()
-        events = decide(self.state, command, self._context())
+        self.check_changeable()
+        events = decide(self.state, command, self.context())
         if events:
-            await self._store(self.state, evolved(self.state, events), events)
+            await self.store_change(self.state, evolved(self.state, events), events)
         return events
 
-    def _check_changeable(self) -> None:
+    def check_changeable(self) -> None:
         if self.released:
             raise TableError("moved", MOVED)
         if self.recovering:
@@ -278,7 +190,7 @@ class Table:
                 N_("this table is catching up with its storage: try again in a moment"),
             )
 
-    async def _store(
+    async def store_change(
         self, before: TableState, after: TableState, events: list[Event], extra: Any = None
     ) -> None:
         """Store ``events`` (and ``extra`` rows) in one transaction; then, and only then, the
@@ -327,7 +239,7 @@ class Table:
             if self.on_end is not None:
                 self.on_end()
             if any(seat.account for seat in state.seats):
-                self._later(self._count_given_away())
+                self._later(count_given_away(self))
 
     def _later(self, work: Any) -> None:
         """Run the coroutine ``work`` as a task the table holds until it is done."""
@@ -351,7 +263,9 @@ class Table:
             async with self.lock:
                 if stored is not None and stored.events and stored.events[-1].seq > self.version:
                     log.warning("table %s: a write reported as failed was stored", self.id)
-                    fresh = Table.load(stored, self.store, self.pool)
+                    from backalley.server.table.making import load  # it makes Tables
+
+                    fresh = load(stored, self.store, self.pool)
                     self.state, self.log, self.chat = fresh.state, fresh.log, fresh.chat
                 self.recovering = False
                 self.changed.set()
@@ -370,7 +284,7 @@ class Table:
                 return True
             if self.recovering:
                 return False
-            await self._execute(act)
+            await self.execute(act)
         return True
 
     # ------------------------------------------------------------------ seats
@@ -433,7 +347,7 @@ class Table:
     async def _sit(self, seat: int | None, name: str, account: str | None) -> tuple[int, str]:
         token = secret()
         async with self.lock:
-            events = await self._execute(TakeSeat(seat, name, digest(token), account))
+            events = await self.execute(TakeSeat(seat, name, digest(token), account))
         taken = events[0].payload
         assert isinstance(taken, SeatTaken)
         return taken.seat, token
@@ -482,7 +396,7 @@ class Table:
             seat = self.state.seat_of(token, account)
             if seat is None:
                 raise TableError("forbidden", N_("this token does not open this table"))
-            await self._execute(Leave(seat))
+            await self.execute(Leave(seat))
         for client in list(self.presence.clients[seat]):
             client.close(protocol.CLOSE_LEFT)
 
@@ -494,7 +408,7 @@ class Table:
         if not self.is_host(credential):
             raise TableError("forbidden", N_("only the host may end this table"))
         async with self.lock:
-            await self._execute(End())
+            await self.execute(End())
         self.stop()
 
     async def give_to_bot(
@@ -517,7 +431,7 @@ class Table:
                 levels=", ".join(LEVELS),
             )
         async with self.lock:
-            await self._execute(GiveToBot(seat, level))
+            await self.execute(GiveToBot(seat, level))
 
     def _check_seat(self, seat: object) -> None:
         if type(seat) is not int or not 0 <= seat < len(self.state.seats):
@@ -527,31 +441,7 @@ class Table:
 
     # ------------------------------------------------------------------ connections
 
-    async def join(self, client: Client, since: int | None) -> None:
-        """Connect ``client`` and bring it up to date: the events it missed after version
-        ``since``, or the whole state — as stored: it waits for a change under way."""
-        async with self.lock:
-            if self.released:  # it came as the table moved: it comes back to the new owner
-                client.close(protocol.CLOSE_MOVED)
-                return
-            self.presence.join(client)
-            seat, version = client.seat, self.version
-            if since is not None and version - RESYNC_LIMIT <= since <= version:
-                events = [json.loads(text) for text in self.log[since:]]
-                view = view_of(self.state, seat)
-                client.send(protocol.resync(version, events, self.describe(), view))
-            else:
-                client.send(self.state_for(seat))
-            self._say_presence()
-
-    def leave(self, client: Client) -> None:
-        """Disconnect ``client``; a player whose last connection closed is away, and after the
-        grace period a bot of the table's level stands in."""
-        self.presence.leave(client)
-        if client.seat is not None:
-            self._say_presence()
-
-    def _say_presence(self) -> None:
+    def say_presence(self) -> None:
         say_presence(self.state, self.presence, self.presence.seats(self.names))
 
     def state_for(self, seat: int | None) -> dict[str, Any]:
@@ -576,129 +466,13 @@ class Table:
         """Whether any client is connected to the table."""
         return self.presence.anyone()
 
-    # ------------------------------------------------------------------ actions
-
-    async def act(self, client: Client, message: protocol.Act) -> None:
-        """A seat's bid or card: applied, stored and broadcast, or refused with the rule and
-        nothing changed. The same client id again is acknowledged, not applied again."""
-        seat, key = _acting(client, message.id)
-        if message.seat is not None and message.seat != seat:
-            raise ProtocolError(
-                "not_your_seat",
-                N_("you hold seat {seat}, not seat {other}"),
-                seat=seat,
-                other=message.seat,
-            )
-        async with self.lock:
-            if self._acked_before(client, message.id, key):
-                return
-            try:
-                events = await self._execute(Act(seat, message.action, key))
-            except IllegalAction as error:  # refused by the engine before anything changed
-                client.send(
-                    protocol.error(
-                        "illegal", explain_in(error, client.catalog), rule=error.rule,
-                        error=error, id=message.id, version=self.version,
-                    )
-                )  # fmt: skip
-                return
-            client.send(protocol.ack(message.id, events[0].version))
-
-    def _acked_before(self, client: Client, message_id: str, key: str) -> bool:
-        """Whether the message ``key`` names (a seat and its client id) was applied before;
-        if so it is acknowledged again, with the version it made, and not applied twice."""
-        if key not in self.state.applied:
-            return False
-        client.send(protocol.ack(message_id, self.state.applied[key], repeated=True))
-        return True
-
-    async def undo(self, client: Client, message: protocol.Undo) -> None:
-        """Take back ``client``'s last bid or card (see :meth:`TableState.undoable`): one
-        more event in the log, naming the versions it takes back."""
-        seat, key = _acting(client, message.id)
-        async with self.lock:
-            if self._acked_before(client, message.id, key):
-                return
-            events = await self._execute(Undo(seat, key))
-            client.send(protocol.ack(message.id, events[0].version))
-
-    async def claim(self, client: Client, message: protocol.Claim) -> None:
-        """The player on turn claims every remaining trick: the solver settles it in the
-        pool; if it holds the deal is played out along its line, else play goes on."""
-        seat, key = _acting(client, message.id)
-        if self._acked_before(client, message.id, key):
-            return
-        state = self.state
-        game = state.game
-        if game is None or game.phase != Phase.PLAY or game.to_move != seat:
-            raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
-        if self._claiming:
-            raise ProtocolError("claim_running", N_("a claim is being settled: wait for it"))
-        self._claiming = True
-        try:
-            holds, cards = await self.pool.claim(write_record(game), seat, self.id)
-        finally:
-            self._claiming = False
-        async with self.lock:
-            if not holds:
-                if self.state.moves != state.moves:
-                    raise ProtocolError(
-                        "stale", N_("the game moved on before the claim was settled")
-                    )
-                client.send(
-                    protocol.error(
-                        "claim_refused",
-                        client.catalog.gettext(
-                            N_("the claim does not hold against every defence: play goes on")
-                        ),
-                        id=message.id,
-                        version=self.version,
-                    )
-                )
-                return
-            events = await self._execute(PlayOut(seat, key, tuple(cards), state.moves))
-            client.send(protocol.ack(message.id, events[0].version))
-
-    # ------------------------------------------------------------------ rematch, chat
-
-    async def offer_rematch(self, client: Client, message: protocol.Rematch) -> None:
-        """Once the game is over, a player offers a rematch, or accepts or declines the one
-        offered; bots accept at once. When every player has accepted, the rematch's table is
-        made (:meth:`rematch_of`) and everyone here is told its id. An offer nobody settles
-        lapses after the table's ``rematch_wait`` seconds."""
-        seat, key = _acting(client, message.id)
-        async with self.lock:
-            if self._acked_before(client, message.id, key):
-                return
-            self._check_changeable()
-            command = AnswerRematch(seat, message.accept, key)
-            events = decide(self.state, command, self._context())
-            if not events:  # started already
-                client.send(protocol.ack(message.id, self.version, repeated=True))
-                return
-            offer = events[0].payload
-            assert isinstance(offer, RematchChanged)
-            if rematch_complete(self.state, offer.offer):
-                rematch = await self.spawn(self)
-                command = replace(command, table=rematch.id)
-            events = await self._execute(command)
-            client.send(protocol.ack(message.id, events[0].version))
-
     def _lapse_at(self, until: float) -> None:
         self._later(self._lapse(until))
 
     async def _lapse(self, until: float) -> None:
         """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
         async with self.lock:
-            await self._execute(LapseRematch(until))
-
-    async def say(self, client: Client, text: str) -> None:
-        """A chat message from a seated player, kept with the table."""
-        seat = client.seat
-        if seat is None:
-            raise ProtocolError("spectator", N_("spectators read the chat but do not write"))
-        async with self.lock:
-            await self._execute(Say(seat, text))
+            await self.execute(LapseRematch(until))
 
     # ------------------------------------------------------------------ records
 
@@ -720,41 +494,6 @@ class Table:
         async with self.lock:
             state, names = self.state, self.names
         return self.records.replay(state, names)
-
-    async def _count_given_away(self) -> None:
-        """Once a game with an account at it is over: its deals reviewed double dummy (when
-        the bots' workers have time), and the tricks each seat gave away kept with the seat's
-        figures, for its profile."""
-        state = self.state
-        assert state.game is not None
-        n = len(state.seats)
-        given, reviewed = [0] * n, 0
-        try:
-            for deal in range(len(state.game.deals)):
-                entry = await self.review(deal)
-                if entry.get("reviewed"):
-                    reviewed += 1
-                    given = [a + b for a, b in zip(given, entry["given_away"], strict=True)]
-            rows: Any = []
-            for seat in range(n):
-                stats = seat_stats(state.game, seat) | {
-                    "reviewed": reviewed, "given_away": given[seat]
-                }  # fmt: skip
-                rows += Store.stats(self.id, seat, stats)
-            await self.store.write(rows)
-        except Exception:
-            log.exception("table %s: its deals could not be reviewed for the profiles", self.id)
-
-
-def _acting(client: Client, message_id: str) -> tuple[int, str]:
-    """The seat ``client`` acts for, and the key of its message: the seat and the client's
-    id for it, which makes a message sent twice apply once.
-
-    :raises ProtocolError: for a spectator.
-    """
-    if client.seat is None:
-        raise ProtocolError("spectator", N_("a spectator cannot act"))
-    return client.seat, f"{client.seat}:{message_id}"
 
 
 __all__ = ["MOVED", "Client", "Table"]
