@@ -131,7 +131,7 @@ def _result(
                 continue
             made = contract_made(contract, deal.tricks[side], deal.hand_size)
             tally = boards if contract == "board" else contracts
-            tally[side][0] += made
+            tally[side][0] += bool(made)
             tally[side][1] += 1
     return GameResult(
         pair=pair,

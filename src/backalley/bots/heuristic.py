@@ -81,7 +81,7 @@ class HeuristicBot:
 
     def act(self, view: SeatView, rng: random.Random) -> int:
         """Bid by counting likely tricks; play by the maxims."""
-        legal = list(view.legal_actions)
+        legal = [int(action) for action in view.legal_actions]
         if len(legal) == 1:
             return legal[0]
         if legal[0] >= PASS:

@@ -271,7 +271,7 @@ def deal_hidden(view: SeatView, rng: random.Random, banned: list[int]) -> list[i
     for _attempt in range(50):
         hands = [0] * view.rules.num_players
         hands[view.seat] = view.hand
-        pool = view.unseen
+        pool = int(view.unseen)
         # The seat with the least room to spare is dealt first.
         order = sorted(
             others,

@@ -207,7 +207,8 @@ class BatchedEnv:
         """A uniformly random legal action for each game."""
         masks = self._masks
         choice = rng.random(masks.shape) * masks
-        return choice.argmax(axis=1)
+        chosen: np.ndarray = choice.argmax(axis=1)
+        return chosen
 
     def random_play(self, steps: int, seed: int = 0) -> int:
         """Play ``steps`` random legal actions in every game inside the compiled loop (no

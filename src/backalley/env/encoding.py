@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from backalley.env import kernel as k
-from backalley.jit import compiled
+from backalley.jit import bit_length, compiled, popcount
 from backalley.view import TRUMPS, SeatView
 
 
@@ -228,7 +228,7 @@ def encode_view(view: SeatView, encoding: str = "compact") -> np.ndarray:
 def _cards(out, at, mask) -> None:
     while mask != 0:
         low = mask & -mask
-        out[at + k.bit_length(low) - 1] = 1.0
+        out[at + bit_length(low) - 1] = 1.0
         mask ^= low
 
 
@@ -272,7 +272,7 @@ def write_observation(config, games, seats, sides, decks, tricks, i, me, out, fu
         for suit in range(5):
             if (voids >> suit) & 1:
                 out[O_VOIDS + 5 * rel + suit] = 1.0
-        out[O_COUNTS + rel] = k.popcount(seats[i, s, k.S_HAND]) / 13
+        out[O_COUNTS + rel] = popcount(seats[i, s, k.S_HAND]) / 13
     out[O_LEVEL + games[i, k.G_LEVEL]] = 1.0
     for d in range(nsides):
         rel = (d - mine) % nsides

@@ -85,7 +85,8 @@ def masked_softmax(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     shown = np.where(masks > 0, logits, -np.inf)
     shown -= shown.max(axis=1, keepdims=True)
     e = np.exp(shown)
-    return e / e.sum(axis=1, keepdims=True)
+    probabilities: np.ndarray = e / e.sum(axis=1, keepdims=True)
+    return probabilities
 
 
 class PolicyBot:

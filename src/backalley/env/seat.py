@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -24,7 +24,7 @@ from backalley.env.kernel import NUM_ACTIONS
 from backalley.rules import Ruleset
 
 
-class SeatEnv(gymnasium.Env):  # type: ignore[misc]
+class SeatEnv(gymnasium.Env):
     """The agent plays ``seat``; ``others`` (a bot or level name, or one per other seat,
     clockwise from the agent's left) play the rest, each seeing only its own view.
 
@@ -34,7 +34,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     or +1 / −1 / 0 at the end (``"win"``). Options as for :class:`~backalley.env.BatchedEnv`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Env declares it so)
 
     def __init__(
         self,
