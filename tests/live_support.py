@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 from backalley.cli.serve import uvicorn_config
@@ -24,6 +25,23 @@ GENEROUS = {
     "guesses_per_minute": 100_000,
     "sign_ups_per_hour": 100_000,
 }
+
+
+@dataclass
+class Live:
+    """A server running in this process: its address and database (as :class:`Server`
+    has them; it prints nothing, so ``output`` stays empty)."""
+
+    base: str
+    url: str
+    output: list[str] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def running(url: str, **options: Any) -> Iterator[Live]:
+    """:func:`live`, as a :class:`Live`."""
+    with live(url, **options) as base:
+        yield Live(base, url)
 
 
 @contextlib.contextmanager

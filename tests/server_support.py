@@ -161,12 +161,15 @@ class Server:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One server on SQLite for the tests of a module."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One server on SQLite for the tests of a module, in the tests' own process (it starts
+    in milliseconds; the tests about the process itself — a kill, a restart, what it prints
+    — start a :class:`Server` of their own)."""
+    from live_support import running
+
     folder = tmp_path_factory.mktemp("server")
-    running = Server.start(database("sqlite", folder))
-    yield running
-    running.stop()
+    with running(database("sqlite", folder)) as held:
+        yield held
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from sqlalchemy import create_engine, text
 
 from backalley.server.client import Member, Seat, create_table, exchange, seat_bot
 from backalley.server.client import request as http
+from live_support import running
 from server_support import Server, database, finished_record, play_randomly, run, stored_log
 
 PASSWORD = "correct horse battery"
@@ -76,9 +77,8 @@ def wait_for(check: Any, seconds: float = 20, server: Server | None = None) -> A
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     folder = tmp_path_factory.mktemp("accounts")
-    running = Server.start(database("sqlite", folder), sign_ins=1000)
-    yield running
-    running.stop()
+    with running(database("sqlite", folder), sign_ins_per_minute=1000) as held:
+        yield held
 
 
 def test_a_game_played_signed_in_is_found_and_played_from_a_second_client(server: Server) -> None:
@@ -364,7 +364,9 @@ def test_a_game_left_for_good_is_not_rated_and_counts_on_the_leavers_profile(
     assert game["left"] and not game["rated"] and not game["won"]
     stayed = stayer.request("GET", f"/api/players/{stayer.account['id']}")[1]
     assert not stayed["games"][0]["rated"]
-    time.sleep(1)  # the ratings have had their chance to take the game in
+    rated = f"SELECT rating FROM tables WHERE id = '{table['id']}'"
+    wait_for(lambda: _ask(server.url, rated) is not None)  # the ratings took it in: not rated
+    assert _ask(server.url, rated) == 0
     for someone in (leaver, stayer):
         profile = someone.request("GET", f"/api/players/{someone.account['id']}")[1]
         assert profile["rating"]["games"] == 0 and profile["history"] == []
@@ -387,3 +389,13 @@ def test_the_websocket_takes_the_session_only_from_the_servers_own_pages(server:
 
     assert run(seat_of(someone)) == 3
     assert run(seat_of(forged)) is None  # a spectator at this public table, not seat 3
+
+
+def _ask(url: str, query: str) -> Any:
+    """One value, read straight from the server's database."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(text(query)).scalar()
+    finally:
+        engine.dispose()

@@ -357,7 +357,7 @@ def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
     try:
         table, tokens = new_table(owner.base, hand_sizes=[3, 2])
         assert redis.poll() is not None  # Redis is gone from here on
-        time.sleep(1.5)
+        _until_refused_with_503(edge.base, f"/api/tables/{table['id']}", "stopped")
         # Through the owner, the game goes on as ever.
         run(_first_bids(owner.base, table["id"], tokens))
         # Through the other node: said to be out of reach, and nothing done.

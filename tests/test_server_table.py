@@ -311,6 +311,23 @@ def test_leaving_a_finished_table_declines_its_open_rematch() -> None:
     assert left.rematch.declined == 1 and left.seats[1].name == "P1"  # still shown
 
 
+def test_a_game_with_a_take_back_or_a_departure_is_never_rated() -> None:
+    from backalley.server.store.writes import Status
+    from backalley.server.table.persist import finished_rows
+
+    def rated(state: TableState) -> bool:
+        [status] = [row for row in finished_rows(state) if isinstance(row, Status)]
+        assert status.summary is not None
+        return bool(status.summary["rated"])
+
+    plain = play(seated(table(), people=1), random.Random(10))
+    assert rated(plain)
+    assert not rated(replace(plain, takebacks=1))
+    left = play(run(play(seated(table(), people=2), random.Random(11), moves=1), Leave(1)),
+                random.Random(12))  # fmt: skip
+    assert left.status == TableStatus.FINISHED and not rated(left)
+
+
 # ---------------------------------------------------------------------- the log
 
 
