@@ -172,7 +172,7 @@ def start_server(
     env = dict(os.environ, LANGUAGE="en")
     if code is not None:
         env["PYTHONPATH"] = str(code)
-    unlimited = [] if code else ["--connections-per-address", "100000"]  # before: no such cap
+    unlimited = ["--connections-per-address", "100000"]
     unlimited += [] if workers is None else ["--workers", str(workers)]
     process = subprocess.Popen(
         [sys.executable, "-m", "backalley", "serve", "--port", "0", "--db", db,

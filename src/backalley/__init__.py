@@ -22,6 +22,7 @@ from backalley.rules import (
     Phase,
     RulesError,
     Ruleset,
+    ThrownIn,
     bid_action,
 )
 from backalley.view import SeatView
@@ -47,6 +48,7 @@ __all__ = [
     "Ruleset",
     "SeatError",
     "SeatView",
+    "ThrownIn",
     "bid_action",
     "card_name",
     "parse_card",

@@ -70,6 +70,7 @@ from backalley.rules import (
     DealKind,
     Phase,
     Ruleset,
+    ThrownIn,
     action_name,
     bid_action,
     bidding_order,
@@ -216,7 +217,7 @@ class Deal:
         self.lone_joker: int | None = None
         self.rainbows: tuple[int, ...] = ()  #: the seats holding a rainbow (S5)
         self.exchange: tuple[int, int, int] | None = None  #: (seat, joker shown, card drawn) D4
-        self.thrown_in: str | None = None
+        self.thrown_in: ThrownIn | None = None
         self.bids: list[int] = []  #: bid actions in bidding order
         self.play: list[int] = []  #: cards in the order played
         self.contracts: list[int | str | None] = [None] * num_sides
@@ -478,8 +479,8 @@ class Game:
         last = self._deal
         if last is None:
             return None
-        if last.thrown_in == "renig" or (
-            last.thrown_in == "all_pass" and self.rules.all_pass == "redeal_same"
+        if last.thrown_in == ThrownIn.RENIG or (
+            last.thrown_in == ThrownIn.ALL_PASS and self.rules.all_pass == "redeal_same"
         ):
             return last.dealer  # D6; D7 with "redeal_same"
         return self.rules.left_of(last.dealer)
@@ -606,7 +607,7 @@ class Game:
         self._last_trick = 0 if self._tie else size
         if not self._tie:
             if self._renig_from is not None and size >= self._renig_from and self._renig():
-                deal.thrown_in = "renig"
+                deal.thrown_in = ThrownIn.RENIG
                 self._phase = _DEAL
                 self._maybe_deal_on()
                 return
@@ -753,7 +754,7 @@ class Game:
         """
         self._refuse_if_over()
         deal = self._deal
-        if deal is not None and deal.thrown_in == "renig":
+        if deal is not None and deal.thrown_in == ThrownIn.RENIG:
             raise IllegalAction("D6", N_("this deal was thrown in for a renig (no bids)"))
         if deal is not None and deal.kind != DealKind.NORMAL:
             rule = "E3" if self.num_players == 3 else "E2"
@@ -824,9 +825,9 @@ class Game:
         if self._phase == _BID:
             raise IllegalAction("B1", N_("no card can be played while bids are still due"))
         if self._phase != _PLAY:
-            if deal is not None and deal.thrown_in == "renig":
+            if deal is not None and deal.thrown_in == ThrownIn.RENIG:
                 raise IllegalAction("D6", N_("this deal was thrown in for a renig"))
-            if deal is not None and deal.thrown_in == "all_pass":
+            if deal is not None and deal.thrown_in == ThrownIn.ALL_PASS:
                 raise IllegalAction("D7", N_("every player passed, so this deal was thrown in"))
             raise IllegalAction("P6", N_("all the tricks of this deal have been played"))
         if isinstance(card, str):
@@ -921,7 +922,7 @@ class Game:
         values = [b - PASS for b in deal.bids]
         if not any(values):
             if self.rules.all_pass != "play" and not self._all_pass_limit_reached():
-                deal.thrown_in = "all_pass"
+                deal.thrown_in = ThrownIn.ALL_PASS
                 self._phase = _DEAL
                 self._maybe_deal_on()
                 return
@@ -954,7 +955,7 @@ class Game:
             return False
         run = 0
         for earlier in reversed(self.deals[:-1]):
-            if earlier.thrown_in != "all_pass":
+            if earlier.thrown_in != ThrownIn.ALL_PASS:
                 break
             run += 1
         return run >= limit

@@ -15,7 +15,7 @@ from rich.text import Text
 from backalley.analysis import BidReview, CardReview, DealReview, Review
 from backalley.cards import N_
 from backalley.i18n import _, language, side_name, trump_name
-from backalley.rules import Ruleset
+from backalley.rules import Ruleset, ThrownIn
 
 
 def mark(cost: int) -> str:
@@ -45,7 +45,7 @@ def deal_title(deal: DealReview, players: tuple[str, ...] | None) -> str:
 def deal_outcome(deal: DealReview, rules: Ruleset) -> list[str]:
     """A line a side: its contract, its double-dummy tricks at the first lead and the tricks
     it took; or one line saying why the deal was not reviewed."""
-    if deal.thrown_in == "renig":
+    if deal.thrown_in == ThrownIn.RENIG:
         return [_("thrown in for a renig (D6): nothing to review")]
     if deal.thrown_in is not None:
         return [_("thrown in, every player passed (D7): nothing to review")]

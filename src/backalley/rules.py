@@ -29,7 +29,7 @@ import contextlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import Any, Final, Literal
 
 from mypy_extensions import mypyc_attr
@@ -57,6 +57,13 @@ class Phase(IntEnum):
     BID = 1
     PLAY = 2
     OVER = 3
+
+
+class ThrownIn(StrEnum):
+    """Why a deal was thrown in (its spelling in views, reviews and verify's output)."""
+
+    RENIG = "renig"  #: D6: a player with no honour and no trump
+    ALL_PASS = "all_pass"  #: D7: every player passed
 
 
 class DealKind(IntEnum):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from backalley.engine import PASS, DealKind, Game
-from backalley.rules import Ruleset
+from backalley.rules import Ruleset, ThrownIn
 
 
 @dataclass
@@ -49,7 +49,7 @@ class Stats:
             self.wins[game.winner] += 1
         self.tie_breakers += any(d.kind != DealKind.NORMAL for d in game.deals)
         for deal in game.deals:
-            if deal.thrown_in == "renig":
+            if deal.thrown_in == ThrownIn.RENIG:
                 self.renigs += 1
                 continue
             if deal.kind != DealKind.NORMAL:

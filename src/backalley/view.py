@@ -42,7 +42,7 @@ from backalley.cards import (
     CardSet,
     trump_mask,
 )
-from backalley.rules import Bid, DealKind, Phase, Ruleset
+from backalley.rules import Bid, DealKind, Phase, Ruleset, ThrownIn
 
 TRUMPS = 4  #: the "suit" a seat is void in when it cannot follow a trump lead
 
@@ -54,7 +54,7 @@ class DealSummary:
     dealer: int
     hand_size: int
     trump: int | None
-    thrown_in: str | None
+    thrown_in: ThrownIn | None
     contracts: tuple[int | str | None, ...]
     tricks: tuple[int, ...]
     points: tuple[int, ...] | None

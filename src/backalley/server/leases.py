@@ -29,13 +29,15 @@ from typing import Any
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import Connection, Engine
 
+from backalley.server.statuses import UNFINISHED
+
 LEASE = 2.0  #: seconds a lease lasts after its last renewal
 RENEW = 0.5  #: seconds between a node's renewals of all its leases
 SCAN = 0.5  #: seconds between a node's looks for tables whose owner is gone
 
 NOW = "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
 #: The statuses of a table whose game goes on without anyone, as SQL.
-_UNFINISHED = "('open', 'playing')"
+_UNFINISHED = "(" + ", ".join(f"'{status.value}'" for status in UNFINISHED) + ")"
 
 
 class LeaseBusy(Exception):

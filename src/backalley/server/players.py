@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 
 from backalley.engine import DealKind, Game, contract_made
 from backalley.ratings import Standing, anchors
+from backalley.server.statuses import UNFINISHED
 from backalley.server.store import (
     accounts,
     game_players,
@@ -95,7 +96,7 @@ def profile(
     playing = connection.execute(
         select(seats.c.table_id, seats.c.seat, tables.c.config, tables.c.status)
         .join(tables, tables.c.id == seats.c.table_id)
-        .where(seats.c.account_id == account_id, tables.c.status.in_(("open", "playing")))
+        .where(seats.c.account_id == account_id, tables.c.status.in_(UNFINISHED))
         .where(tables.c.public == 1 if not own else true())
         .order_by(tables.c.created.desc())
     ).all()

@@ -19,6 +19,7 @@ from backalley.cards import N_
 from backalley.server.bots import BotPool
 from backalley.server.settings import Settings, TableError
 from backalley.server.standings import Standings
+from backalley.server.statuses import TableStatus
 from backalley.server.store import Store
 from backalley.server.table import Table, making
 
@@ -134,7 +135,7 @@ class Tables:
     def sweep(self) -> None:
         """Let go of the finished tables nobody is connected to: the store keeps them."""
         for table_id, table in list(self.tables.items()):
-            if table.status in ("finished", "ended") and not table.anyone_here():
+            if table.status.over and not table.anyone_here():
                 table.stop()
                 self._drop(table_id)
                 if self.cluster is not None:
@@ -201,7 +202,7 @@ class Tables:
             return
         assert self.cluster is not None
         async with table.lock:  # no change can come meanwhile: it waits for the lock
-            finished = table.status in ("finished", "ended")
+            finished = table.status.over
             try:
                 await asyncio.to_thread(self.cluster.leases.release, table_id, finished)
             except Exception as error:  # it lapses by itself
@@ -237,8 +238,8 @@ class Tables:
         longest) and those being played, to watch."""
         public = [t for t in self.tables.values() if t.settings.public]
         return {
-            "waiting": [t.lobby_entry() for t in public if t.status == "open"],
-            "playing": [t.lobby_entry() for t in public if t.status == "playing"],
+            "waiting": [t.lobby_entry() for t in public if t.status == TableStatus.OPEN],
+            "playing": [t.lobby_entry() for t in public if t.status == TableStatus.PLAYING],
         }
 
     async def finished(self, limit: int = 50, account: str | None = None) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.engine import Connection, Engine
 
 from backalley.ratings import NEWCOMER, Standing, anchors, places, rate
+from backalley.server.statuses import TableStatus
 from backalley.server.store import game_players, rating_history, ratings, tables
 
 log = logging.getLogger("backalley.server")
@@ -70,7 +71,9 @@ def rebuild(engine: Engine, progress: Callable[[int], None] | None = None) -> in
     with engine.begin() as connection:
         connection.execute(delete(rating_history))
         connection.execute(delete(ratings))
-        connection.execute(update(tables).where(tables.c.status == "finished").values(rating=None))
+        connection.execute(
+            update(tables).where(tables.c.status == TableStatus.FINISHED).values(rating=None)
+        )
         return _take_in(lambda: contextlib.nullcontext(connection), progress)
 
 
@@ -93,7 +96,9 @@ def _take_in(
 def finished_games(engine: Engine) -> int:
     """How many games are finished (what a rebuild takes in)."""
     with engine.connect() as connection:
-        query = select(func.count()).select_from(tables).where(tables.c.status == "finished")
+        query = (
+            select(func.count()).select_from(tables).where(tables.c.status == TableStatus.FINISHED)
+        )
         return int(connection.execute(query).scalar_one())
 
 
@@ -103,7 +108,7 @@ def _batch(connection: Connection) -> tuple[int, int]:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": RATINGS_LOCK})
     games = connection.execute(
         select(tables.c.id, tables.c.finished, tables.c.summary)
-        .where(tables.c.status == "finished", tables.c.rating.is_(None))
+        .where(tables.c.status == TableStatus.FINISHED, tables.c.rating.is_(None))
         .order_by(tables.c.finished, tables.c.id)
         .limit(BATCH)
     ).all()

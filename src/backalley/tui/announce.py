@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from backalley.i18n import _, ngettext
-from backalley.rules import PASS, DealKind, Phase
+from backalley.rules import PASS, DealKind, Phase, ThrownIn
 from backalley.view import DealSummary, SeatView
 
 #: A seat's name as the table shows it: ``West (hard)``.
@@ -129,7 +129,7 @@ def _thrown_in(history: Sequence[DealSummary], limit: int | None) -> list[str]:
         if summary.thrown_in != reason:
             break
         count += 1
-    if reason == "all_pass":
+    if reason == ThrownIn.ALL_PASS:
         if count == 1:
             lines = [_("deal thrown in: everyone passed (D7)")]
         else:

@@ -23,6 +23,7 @@ from sqlalchemy import insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from backalley.server.leases import fence
+from backalley.server.statuses import UNFINISHED, TableStatus
 from backalley.server.store.schema import (
     EVENT_SCHEMA,
     accounts,
@@ -179,7 +180,7 @@ class Store:
         return [SeatColumns(table_id, seat, {"away_at": at})]
 
     @staticmethod
-    def status(table_id: str, status: str, summary: dict[str, Any] | None = None) -> Write:
+    def status(table_id: str, status: TableStatus, summary: dict[str, Any] | None = None) -> Write:
         """A table's new status: ``playing``, ``ended``, or ``finished`` with the game's
         ``summary``."""
         return [Status(table_id, status, summary)]
@@ -272,7 +273,7 @@ class Store:
     def unfinished(self) -> list[str]:
         """The ids of the tables whose game is not over (nor ended by its host)."""
         with self.engine.connect() as connection:
-            query = select(tables.c.id).where(tables.c.status.in_(("open", "playing")))
+            query = select(tables.c.id).where(tables.c.status.in_(UNFINISHED))
             return [row.id for row in connection.execute(query)]
 
     def finished(self, limit: int, account: str | None = None) -> list[dict[str, Any]]:
@@ -285,7 +286,7 @@ class Store:
         with self.engine.connect() as connection:
             query = (
                 select(tables.c.id, tables.c.config, tables.c.summary)
-                .where(tables.c.status == "finished", tables.c.summary.is_not(None), seen)
+                .where(tables.c.status == TableStatus.FINISHED, tables.c.summary.is_not(None), seen)
                 .order_by(tables.c.finished.desc())
                 .limit(limit)
             )

@@ -14,6 +14,7 @@ from sqlalchemy import insert, update
 from sqlalchemy.engine import Connection
 
 from backalley.server.leases import lease_new
+from backalley.server.statuses import TableStatus
 from backalley.server.store.schema import EVENT_SCHEMA, events, game_players, seats, tables
 
 
@@ -33,7 +34,7 @@ class NewTable:
         connection.execute(
             insert(tables).values(
                 id=self.table_id, created=self.created, config=json.dumps(self.config),
-                host_hash=self.host_hash, watch_hash=self.watch_hash, status="open",
+                host_hash=self.host_hash, watch_hash=self.watch_hash, status=TableStatus.OPEN,
                 public=int(bool(self.config.get("public"))),
             )
         )  # fmt: skip
@@ -114,16 +115,16 @@ class Status:
 
     FENCED: ClassVar[bool] = True
     table_id: str
-    status: str
+    status: TableStatus
     summary: dict[str, Any] | None = None
 
     def run(self, connection: Connection, node: str | None) -> None:
         values: dict[str, Any] = {"status": self.status}
-        if self.status == "finished":
+        if self.status == TableStatus.FINISHED:
             values["finished"] = time.time()
             values["summary"] = json.dumps(self.summary)
         connection.execute(update(tables).where(tables.c.id == self.table_id).values(**values))
-        if self.status == "finished":
+        if self.status == TableStatus.FINISHED:
             connection.execute(
                 update(game_players)
                 .where(game_players.c.table_id == self.table_id)

@@ -28,9 +28,9 @@ def rows_of(before: TableState, after: TableState, events: list[Event]) -> Write
             if payload.bot is not None:  # left during the game: the leaver's figures
                 rows += Store.player(player_row(before, payload.seat, left=True))
         elif isinstance(payload, Started):
-            rows += Store.status(table, TableStatus.PLAYING.value)
+            rows += Store.status(table, TableStatus.PLAYING)
     if after.status == TableStatus.ENDED and before.status != TableStatus.ENDED:
-        rows += Store.status(table, TableStatus.ENDED.value)
+        rows += Store.status(table, TableStatus.ENDED)
     if after.status == TableStatus.FINISHED and before.status != TableStatus.FINISHED:
         rows += finished_rows(after)
     return rows
@@ -49,7 +49,7 @@ def finished_rows(state: TableState) -> Write:
     rows: Write = []
     for seat in range(len(state.seats)):
         rows += Store.player(player_row(state, seat))
-    return rows + Store.status(state.id, TableStatus.FINISHED.value, summary)
+    return rows + Store.status(state.id, TableStatus.FINISHED, summary)
 
 
 def player_row(state: TableState, seat: int, left: bool = False) -> dict[str, Any]:

@@ -111,8 +111,8 @@ class Table:
         return self.state.settings
 
     @property
-    def status(self) -> str:
-        return self.state.status.value
+    def status(self) -> TableStatus:
+        return self.state.status
 
     @property
     def version(self) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
 
@@ -19,36 +18,7 @@ from backalley.engine import Game
 from backalley.rules import Ruleset
 from backalley.server.credentials import matches
 from backalley.server.settings import Settings
-
-
-class TableStatus(StrEnum):
-    """Where a table is in its life (its stored and sent spelling is the value)."""
-
-    OPEN = "open"  #: seats are being filled
-    PLAYING = "playing"
-    FINISHED = "finished"  #: its game is over
-    ENDED = "ended"  #: its host ended it before its game started
-
-    @property
-    def over(self) -> bool:
-        """Finished or ended: nothing more is played here."""
-        return self in (TableStatus.FINISHED, TableStatus.ENDED)
-
-
-class RematchStatus(StrEnum):
-    OPEN = "open"  #: offered, waiting for every player
-    DECLINED = "declined"
-    EXPIRED = "expired"  #: nobody settled it in time
-    STARTED = "started"  #: every player accepted: its table is made
-
-
-class Actor(StrEnum):
-    """Who made a move for a seat other than its person (a move's ``by``)."""
-
-    BOT = "bot"  #: the seat is a bot's
-    STAND_IN = "stand_in"  #: a bot for a person away past the grace period
-    TIMER = "timer"  #: the turn timer ran out
-    CLAIM = "claim"  #: a claim accepted, played out
+from backalley.server.statuses import Actor, RematchStatus, TableStatus
 
 
 @dataclass(frozen=True)
