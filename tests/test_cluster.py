@@ -302,15 +302,9 @@ def test_an_addresss_limits_are_the_clusters_not_each_nodes(nodes: list[Server])
 @contextlib.contextmanager
 def own_redis(port: int, folder: Path) -> Iterator[subprocess.Popen[bytes]]:
     """A Redis server of the test's own (the binary scripts/redis.sh installed), to stop."""
-    binary = shutil.which("redis-server")
-    if binary is None:
+    if shutil.which("redis-server") is None:
         pytest.skip(REDIS_MISSING)
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(folder)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    wait_for_port(port, process)
+    process = _redis_server(port, folder)
     try:
         yield process
     finally:
@@ -484,8 +478,14 @@ async def _hello_code(base: str, table_id: str, token: str) -> int | None:
 
 
 def _start_again(old: subprocess.Popen[bytes], port: int, folder: Path) -> subprocess.Popen[bytes]:
+    assert old.poll() is not None
+    return _redis_server(port, folder)
+
+
+def _redis_server(port: int, folder: Path) -> subprocess.Popen[bytes]:
+    """A Redis server on ``port`` keeping nothing on disk, once it listens."""
     binary = shutil.which("redis-server")
-    assert binary is not None and old.poll() is not None
+    assert binary is not None
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
          "--dir", str(folder)],
