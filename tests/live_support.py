@@ -47,12 +47,14 @@ def running(url: str, **options: Any) -> Iterator[Live]:
 @contextlib.contextmanager
 def live(url: str, **options: Any) -> Iterator[str]:
     """A running server on the database ``url``: its base address (``http://127.0.0.1:P``).
-    ``options`` go to :func:`create_app` (the generous limits unless given)."""
+    ``options`` go to :func:`create_app` (the generous limits unless given), but
+    ``connections_per_address``, uvicorn's (100,000 unless given)."""
     import uvicorn
 
     threads = ThreadPoolExecutor(4, thread_name_prefix="bots")
+    per_address = options.pop("connections_per_address", 100_000)
     app = create_app(url, warm_up=False, pool=BotPool(2, executor=threads), **(GENEROUS | options))
-    server = uvicorn.Server(uvicorn_config(app, 100_000))
+    server = uvicorn.Server(uvicorn_config(app, per_address))
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)

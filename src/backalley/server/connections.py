@@ -53,20 +53,18 @@ class Guard:
             del self.open[address]
 
 
-GUARD = Guard()  #: the server's (one per process; ``backalley serve`` sets its cap)
-
-
 class GuardedHTTP(H11Protocol):
     """uvicorn's HTTP protocol, with the cap and the head's time limit."""
 
+    guard: Guard = Guard()  #: the server's (each server's protocols have their own)
     _address: str | None = None
     _head: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         address = self.client[0] if self.client else ""
-        if not GUARD.enter(address):
-            log.debug("%s: over %d connections: refused", address, GUARD.per_address)
+        if not self.guard.enter(address):
+            log.debug("%s: over %d connections: refused", address, self.guard.per_address)
             transport.write(_TOO_MANY)
             transport.close()
             return
@@ -110,7 +108,7 @@ class GuardedHTTP(H11Protocol):
         if self._head is not None:
             self._head.cancel()
         if self._address is not None:
-            GUARD.leave(self._address)
+            self.guard.leave(self._address)
             self._address = None
         super().connection_lost(exc)
 
@@ -118,20 +116,23 @@ class GuardedHTTP(H11Protocol):
 class GuardedWebSocket(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, counted against the cap until it closes."""
 
+    guard: Guard = Guard()  #: its HTTP protocol's (which counted the connection first)
     address: str | None = None
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.address is not None:
-            GUARD.leave(self.address)
+            self.guard.leave(self.address)
             self.address = None
         super().connection_lost(exc)
 
 
 def protocols(per_address: int) -> dict[str, Any]:
     """uvicorn's ``http`` and ``ws`` settings for a server whose addresses may each hold
-    ``per_address`` connections."""
-    GUARD.per_address = per_address
-    return {"http": GuardedHTTP, "ws": GuardedWebSocket}
+    ``per_address`` connections: its own guard, which its two protocols share."""
+    guard = Guard(per_address)
+    http = type("GuardedHTTP", (GuardedHTTP,), {"guard": guard})
+    ws = type("GuardedWebSocket", (GuardedWebSocket,), {"guard": guard})
+    return {"http": http, "ws": ws}
 
 
-__all__ = ["CONNECTIONS_PER_ADDRESS", "GUARD", "HEAD_WAIT", "Guard", "protocols"]
+__all__ = ["CONNECTIONS_PER_ADDRESS", "HEAD_WAIT", "Guard", "protocols"]
