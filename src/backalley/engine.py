@@ -61,9 +61,9 @@ from backalley.cards import (
     trump_mask,
 )
 from backalley.rules import (
-    _NOT_A_BID,
     BIDS,
     BOARD,
+    NOT_A_BID,
     PASS,
     Bid,
     BidError,
@@ -768,11 +768,11 @@ class Game:
             try:
                 action = parse_bid(bid)
             except BidError:
-                raise IllegalAction("B1", _NOT_A_BID, text=repr(bid)) from None
+                raise IllegalAction("B1", NOT_A_BID, text=repr(bid)) from None
         elif not isinstance(bid, bool) and isinstance(bid, int) and PASS <= bid <= BOARD:
             action = int(bid)
         else:
-            raise IllegalAction("B1", _NOT_A_BID, text=repr(bid))
+            raise IllegalAction("B1", NOT_A_BID, text=repr(bid))
         self._check_turn(seat, "B1")
         if action not in self._bid_actions:
             top = self._bid_actions[-2] - PASS

@@ -86,7 +86,7 @@ def bid_action(tricks: int) -> int:
     return PASS + tricks
 
 
-_NOT_A_BID = N_("{text} is not a bid: write pass, a number of tricks, or board")
+NOT_A_BID = N_("{text} is not a bid: write pass, a number of tricks, or board")
 
 
 @mypyc_attr(native_class=False)
@@ -94,7 +94,7 @@ class BidError(BackAlleyError, ValueError):
     """A bid written in a way B1 does not allow; ``text`` is the offending input."""
 
     def __init__(self, text: str) -> None:
-        super().__init__("B1", _NOT_A_BID, text=text)
+        super().__init__("B1", NOT_A_BID, text=text)
         self.text = text
 
 

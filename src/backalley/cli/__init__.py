@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from backalley.cli.arena import cmd_arena
 from backalley.cli.common import UsageError
-from backalley.cli.parser import _language_flag, build_parser
+from backalley.cli.parser import build_parser, language_flag
 from backalley.cli.play import cmd_play, cmd_replay
 from backalley.cli.ratings import cmd_ratings
 from backalley.cli.review import cmd_hint, cmd_review
@@ -29,7 +29,7 @@ from backalley.i18n import LANGUAGES, _, use_language
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    wanted = _language_flag(args_list)
+    wanted = language_flag(args_list)
     use_language(wanted)
     try:
         if wanted is not None and wanted.lower() not in LANGUAGES:

@@ -10,8 +10,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from backalley.cli.common import UsageError, _make_folder, prepare_solver, ruleset_from_args
-from backalley.cli.present import _progress_columns, arena_table, plot_match
+from backalley.cli.common import UsageError, make_folder, prepare_solver, ruleset_from_args
+from backalley.cli.present import arena_table, plot_match, progress_columns
 from backalley.i18n import _, explain
 
 
@@ -34,7 +34,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         raise UsageError(explain(error)) from None
     out: Path | None = args.out
     if out is not None:
-        _make_folder(out)
+        make_folder(out)
     pairs = deal_sets(rules, args.games)
     each = len(seatings(rules.num_players))
     if pairs * each != args.games:
@@ -46,7 +46,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
         )
     if needs_solver(args.bot_a) or needs_solver(args.bot_b):
         prepare_solver()
-    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
+    with Progress(*progress_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(_("Playing"), total=pairs)
         report = run_match(
             args.bot_a,

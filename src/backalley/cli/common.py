@@ -15,7 +15,7 @@ class UsageError(Exception):
     """A command line the program cannot act on: reported in one line, exit 2."""
 
 
-def _read_input(name: str) -> bytes:
+def read_input(name: str) -> bytes:
     """The bytes of file ``name``, or of standard input for ``-``."""
     return sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
 
@@ -47,43 +47,43 @@ def prepare_solver() -> None:
         compile_search()
 
 
-def _make_folder(folder: Path) -> None:
+def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise UsageError(_cannot_write(folder, error)) from None
+        raise UsageError(cannot_write(folder, error)) from None
 
 
-def _read_record(name: str) -> Any:
+def read_record_file(name: str) -> Any:
     """The record in file ``name`` (``-``: standard input), read and checked."""
     from backalley.record import RecordError, read_record
 
     try:
-        return read_record(_read_input(name))
+        return read_record(read_input(name))
     except OSError as error:
-        raise UsageError(_cannot_read(name, error)) from None
+        raise UsageError(cannot_read(name, error)) from None
     except RecordError as error:
-        raise UsageError(_invalid_record(error)) from None
+        raise UsageError(invalid_record(error)) from None
 
 
-def _read_game(name: str) -> Any:
+def read_game(name: str) -> Any:
     """The game of the record in file ``name``, replayed through the engine."""
     from backalley.record import ReplayError, replay
 
     try:
-        return replay(_read_record(name))
+        return replay(read_record_file(name))
     except ReplayError as error:
-        raise UsageError(_invalid_record(error)) from None
+        raise UsageError(invalid_record(error)) from None
 
 
-def _cannot_read(name: object, error: OSError) -> str:
+def cannot_read(name: object, error: OSError) -> str:
     reason = error.strerror or str(error)
     return _("cannot read {file}: {reason}").format(file=name, reason=reason)
 
 
-def _cannot_write(path: object, error: OSError) -> str:
+def cannot_write(path: object, error: OSError) -> str:
     return _("cannot write to {folder}: {reason}").format(folder=path, reason=error.strerror)
 
 
-def _invalid_record(error: Any) -> str:
+def invalid_record(error: Any) -> str:
     return _("not a valid record: {problem}").format(problem=explain(error))

@@ -406,7 +406,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def _language_flag(argv: list[str]) -> str | None:
+def language_flag(argv: list[str]) -> str | None:
     for i, arg in enumerate(argv):
         if arg.startswith("--lang="):
             return arg.split("=", 1)[1]

@@ -8,10 +8,10 @@ from typing import Any
 
 from backalley.cli.common import (
     UsageError,
-    _cannot_read,
-    _invalid_record,
-    _read_game,
+    cannot_read,
+    invalid_record,
     prepare_solver,
+    read_game,
     ruleset_from_args,
 )
 from backalley.i18n import _
@@ -40,9 +40,9 @@ def cmd_play(args: argparse.Namespace) -> int:
         try:
             session = Session.resume(args.resume, save_path=args.save)
         except OSError as error:
-            raise UsageError(_cannot_read(args.resume, error)) from None
+            raise UsageError(cannot_read(args.resume, error)) from None
         except (RecordError, ReplayError) as error:
-            raise UsageError(_invalid_record(error)) from None
+            raise UsageError(invalid_record(error)) from None
         if args.save is not None and args.save.resolve() != args.resume.resolve():
             keep(args.save)  # another game saved there is kept, never written over
     elif args.rules or args.option or args.partner or args.opponents or args.length:
@@ -84,5 +84,5 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """``backalley replay RECORD``: step through it, hands open."""
     from backalley.tui.replay import run_replay
 
-    run_replay(_read_game(args.file))
+    run_replay(read_game(args.file))
     return 0

@@ -16,7 +16,7 @@ from backalley.i18n import _, side_name
 from backalley.simulation import Stats
 
 
-def _progress_columns() -> tuple[Any, ...]:
+def progress_columns() -> tuple[Any, ...]:
     return (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -132,7 +132,7 @@ def plot_match(report: Any, path: Path) -> None:
     plt.close(figure)
 
 
-def _format_value(value: Any) -> str:
+def format_value(value: Any) -> str:
     if isinstance(value, list):
         return format_sizes(value)
     return json.dumps(value)

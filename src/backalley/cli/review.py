@@ -12,13 +12,13 @@ from rich.table import Table
 
 from backalley.cli.common import (
     UsageError,
-    _cannot_write,
-    _invalid_record,
-    _read_game,
-    _read_record,
+    cannot_write,
+    invalid_record,
     prepare_solver,
+    read_game,
+    read_record_file,
 )
-from backalley.cli.present import _progress_columns
+from backalley.cli.present import progress_columns
 from backalley.i18n import _, explain
 
 
@@ -35,9 +35,9 @@ def cmd_review(args: argparse.Namespace) -> int:
         summary_table,
     )
 
-    record = _read_record(args.file)
+    record = read_record_file(args.file)
     prepare_solver()
-    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as bar:
+    with Progress(*progress_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(_("Reviewing"), total=None)
 
         def on_step(done: int, total: int) -> None:
@@ -46,12 +46,12 @@ def cmd_review(args: argparse.Namespace) -> int:
         try:
             result = review(record, bids=args.bids, seed=args.seed, on_step=on_step)
         except ReplayError as error:
-            raise UsageError(_invalid_record(error)) from None
+            raise UsageError(invalid_record(error)) from None
     if args.out is not None:
         try:
             args.out.write_text(html_page(result), encoding="utf-8")
         except OSError as error:
-            raise UsageError(_cannot_write(args.out, error)) from None
+            raise UsageError(cannot_write(args.out, error)) from None
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
         return 0
@@ -76,7 +76,7 @@ def cmd_hint(args: argparse.Namespace) -> int:
     from backalley.analysis import AnalysisError, hint
     from backalley.rules import Bid
 
-    game = _read_game(args.file)
+    game = read_game(args.file)
     seat = game.to_move if args.seat is None else args.seat
     if seat is None:
         raise UsageError(_("the record does not end with a bid or card due: no hint"))

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from backalley.cards import N_
 from backalley.cli.common import UsageError
-from backalley.cli.present import _format_value
+from backalley.cli.present import format_value
 from backalley.i18n import _, explain
 from backalley.rules import OPTIONS, PRESETS, RulesError, Ruleset
 
@@ -51,7 +51,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 def _cell(value: object, alone: bool) -> str:
     """An option's value for the table: as in JSON for one preset; side by side, strings
     without their quotes, so that the columns fit."""
-    text = _format_value(value)
+    text = format_value(value)
     return text if alone else text.strip('"')
 
 

@@ -9,8 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
-from backalley.cli.common import _make_folder, ruleset_from_args
-from backalley.cli.present import _progress_columns, summary_table
+from backalley.cli.common import make_folder, ruleset_from_args
+from backalley.cli.present import progress_columns, summary_table
 from backalley.i18n import _
 from backalley.record import dumps
 from backalley.simulation import simulate
@@ -21,9 +21,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rules = ruleset_from_args(args.rules, args.option)
     out: Path | None = args.out
     if out is not None:
-        _make_folder(out)
+        make_folder(out)
     console = Console()
-    with Progress(*_progress_columns(), console=Console(stderr=True), transient=True) as progress:
+    with Progress(*progress_columns(), console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task(_("Playing"), total=args.games)
 
         def on_game(index: int, game: Any) -> None:

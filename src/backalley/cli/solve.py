@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from backalley.cli.common import UsageError, _read_game, prepare_solver
+from backalley.cli.common import UsageError, prepare_solver, read_game
 from backalley.i18n import _
 
 
@@ -17,7 +17,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     from backalley.cards import card_name
     from backalley.solver import NotInPlay, Position, card_values
 
-    game = _read_game(args.file)
+    game = read_game(args.file)
     try:
         position = Position.from_game(game)
     except NotInPlay:

@@ -6,16 +6,16 @@ import argparse
 import json
 from typing import Any
 
-from backalley.cli.common import _cannot_read, _read_input
+from backalley.cli.common import cannot_read, read_input
 from backalley.record import verify
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """``backalley verify FILE``: the output and exit codes of docs/record.md."""
     try:
-        text = _read_input(args.file)
+        text = read_input(args.file)
     except OSError as error:
-        message = _cannot_read(args.file, error)
+        message = cannot_read(args.file, error)
         verdict_output: dict[str, Any] = {"ok": False, "error": {"rule": None, "message": message}}
         print(json.dumps(verdict_output, indent=2))
         return 2
