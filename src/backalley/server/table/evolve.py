@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import reduce
-from types import MappingProxyType
 from typing import Any
 
 from backalley.cards import card_name
@@ -64,8 +63,6 @@ def evolve(state: TableState, event: Event) -> TableState:
             changes["rematch"] = payload.offer
         case Claimed() | ChatSaid():
             pass  # the claim's cards follow as moves of their own; chat is no state
-    if event.client_id is not None:
-        changes["applied"] = MappingProxyType({**state.applied, event.client_id: event.version})
     return _with(state, changes)
 
 

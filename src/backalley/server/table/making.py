@@ -82,6 +82,7 @@ def load(stored: StoredTable, store: Store, pool: BotPool) -> Table:
         )
     )  # fmt: skip
     table = Table(replace(state, seats=seats), store, pool)
+    table.applied = {e.client_id: e.version for e in events if e.client_id is not None}
     table.log = [event.text() for event in events]
     table.chat.extend(text for text, e in zip(table.log, events, strict=True)
                       if isinstance(e.payload, ChatSaid))  # fmt: skip

@@ -86,9 +86,9 @@ async def act(table: Table, client: Client, message: protocol.Act) -> None:
 def _acked_before(table: Table, client: Client, message_id: str, key: str) -> bool:
     """Whether the message ``key`` names (a seat and its client id) was applied before;
     if so it is acknowledged again, with the version it made, and not applied twice."""
-    if key not in table.state.applied:
+    if key not in table.applied:
         return False
-    client.send(protocol.ack(message_id, table.state.applied[key], repeated=True))
+    client.send(protocol.ack(message_id, table.applied[key], repeated=True))
     return True
 
 

@@ -79,6 +79,10 @@ class Table:
         # collector, whose full passes over a million event objects stalled every table).
         self.log: list[str] = []
         self.chat: deque[str] = deque(maxlen=CHAT_KEPT)
+        #: "seat:client id" of each message stored, and the version it made (a message sent
+        #: again is acknowledged, not applied twice): like the log, a projection of it, kept
+        #: beside the state (which would copy it at every event)
+        self.applied: dict[str, int] = {}
         self.changed = asyncio.Event()  #: something the driver may care about changed
         self.presence = Presence(
             state.id, len(state.seats), state.settings.grace, store, lambda: self.state,
@@ -209,6 +213,8 @@ class Table:
         self.state = after
         for event in events:
             self.log.append(event.text())
+            if event.client_id is not None:
+                self.applied[event.client_id] = event.version
             if isinstance(event.payload, ChatSaid):
                 self.chat.append(self.log[-1])
         self._after(before, events)
@@ -267,6 +273,7 @@ class Table:
 
                     fresh = load(stored, self.store, self.pool)
                     self.state, self.log, self.chat = fresh.state, fresh.log, fresh.chat
+                    self.applied = fresh.applied
                 self.recovering = False
                 self.changed.set()
             return

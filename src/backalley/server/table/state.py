@@ -10,8 +10,7 @@ deals are shared between copies, being final).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Any
 
 from backalley.engine import Game
@@ -117,9 +116,6 @@ class TableState:
     #: after its deal too (a view holds only its own deal's tricks)
     last_trick: tuple[tuple[int, str], ...] | None = None
     last_winner: int | None = None
-    #: "seat:client id" of each message applied, and the version it made (a message sent
-    #: again is acknowledged, not applied twice)
-    applied: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def new(cls, table_id: str, settings: Settings, secrets: Secrets) -> TableState:
