@@ -363,12 +363,13 @@ class BotPool:
 
     async def warm_up(self) -> None:
         """Make every worker ready before its first job, so that no bot's first move and no
-        first claim is slow: one solver worker loads the solver (compiling it, the first time
-        on a machine: a minute), then the others load it from numba's cache; the light one
-        loads its bots."""
-        await self._run(_warm_up, key="", kind=REVIEW)
-        others = [self._run(_warm_up, key="", kind=REVIEW) for _ in self.solver.workers[1:]]
-        await asyncio.gather(*others, self._run(_ready, key="", kind=REVIEW, lane=self.light))
+        first claim is slow: the light one loads its bots, then the solver's load the solver
+        one after the other (the first compiling it, the first time on a machine: a minute;
+        the others from numba's cache), so that they never take both cores from the tables
+        at once."""
+        await self._run(_ready, key="", kind=REVIEW, lane=self.light)
+        for _ in self.solver.workers:  # one at a time: a server just started stays quick
+            await self._run(_warm_up, key="", kind=REVIEW)
 
     def pids(self) -> list[int]:
         """The ids of the worker processes now."""
