@@ -25,7 +25,10 @@ tables' moves a second.
 
 ``--before REV`` runs everything twice in one run, first on the server as it was at the git
 revision ``REV`` (built, engine compiled, in a temporary folder), then as it is now, and
-prints the two side by side with their ratio.
+prints the two side by side with their ratio. ``--rounds N`` (with ``--before``) runs the
+stages N times each, interleaved and in alternating order (before, now; now, before; …), so
+that neither is always the first on a cold machine, and prints every round's ratios and
+which stages were slower now by more than 20 % (in actions/s or p50) in every round.
 """
 
 from __future__ import annotations
@@ -494,6 +497,10 @@ def main() -> None:
     parser.add_argument(
         "--before", metavar="REV", help="also run the server as it was at git revision REV"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=1,
+        help="with --before: the stages this many times each, interleaved, in alternating order",
+    )  # fmt: skip
     args = parser.parse_args()
     args.stages = [int(s) for s in args.stages.split(",") if s]
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -505,8 +512,20 @@ def main() -> None:
         uvloop.install()
     except ImportError:
         pass
-    runs, shares = {}, {}
     code = build(args.before, console) if args.before else None
+    if args.rounds > 1 and code is not None and args.stages:
+        rounds = []
+        for index in range(args.rounds):
+            order = ("before", "now") if index % 2 == 0 else ("now", "before")
+            rounds.append({})
+            for name in order:
+                console.print(f"round {index + 1} of {args.rounds}: {name}")
+                rounds[-1][name] = asyncio.run(
+                    run(args, console, code if name == "before" else None)
+                )
+        report_rounds(rounds, console)
+        return
+    runs, shares = {}, {}
     for name in ("before", "now") if args.before else ("now",):
         console.print(f"{name}: {args.before if name == 'before' else 'this tree'}")
         built = code if name == "before" else None
@@ -518,6 +537,46 @@ def main() -> None:
         report(runs, console, args)
     if shares:
         report_fair_share(shares, console, args)
+
+
+SLOWER = 1.20  #: slower than before by more than this, in every round, is a regression
+
+
+def report_rounds(
+    rounds: list[dict[str, tuple[dict[str, float], list[dict[str, Any]]]]], console: Console
+) -> None:
+    """Each round's figures, now beside before, as ratios (now / before: actions/s under 1,
+    or p50 over 1, is slower), and the stages slower by more than 20 % in every round."""
+    table = Table(title=f"{len(rounds)} rounds, interleaved in alternating order: now / before")
+    for column in ("tables", "round", "first", "actions/s before → now", "ratio",
+                   "p50 before → now", "ratio"):  # fmt: skip
+        table.add_column(column, justify="right")
+    regressions = []
+    for index, row in enumerate(rounds[0]["now"][1]):
+        slower = []
+        for number, runs in enumerate(rounds):
+            before, now = runs["before"][1][index], runs["now"][1][index]
+            rate = now["actions_per_s"] / before["actions_per_s"]
+            p50 = now["p50_ms"] / before["p50_ms"]
+            slower.append(rate < 1 / SLOWER or p50 > SLOWER)
+            table.add_row(
+                str(row["tables"]), str(number + 1), next(iter(runs)),
+                f"{before['actions_per_s']:.0f} → {now['actions_per_s']:.0f}", f"{rate:.2f}",
+                f"{before['p50_ms']:.1f} → {now['p50_ms']:.1f} ms", f"{p50:.2f}",
+                end_section=number == len(rounds) - 1,
+            )  # fmt: skip
+        if all(slower):
+            regressions.append(row["tables"])
+    console.print(table)
+    acks = [(runs["before"][0]["ack_p95_ms"], runs["now"][0]["ack_p95_ms"]) for runs in rounds]
+    console.print("idle act → ack p95, before → now: " + ", ".join(
+        f"{b:.1f} → {n:.1f} ms" for b, n in acks))  # fmt: skip
+    verdict = (
+        f"slower by more than {100 * (SLOWER - 1):.0f} % in every round at {regressions} tables"
+        if regressions
+        else f"no stage slower by more than {100 * (SLOWER - 1):.0f} % in every round"
+    )
+    console.print(verdict)
 
 
 def report_fair_share(
