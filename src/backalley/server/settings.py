@@ -70,13 +70,7 @@ class Settings:
             raise TableError(
                 "bad_field", N_("{field} must be {kind}"), field="public", kind=N_("true or false")
             )
-        if settings.level not in LEVELS:
-            raise TableError(
-                "bad_field",
-                N_("unknown bot level {level}; the levels are {levels}"),
-                level=str(settings.level)[:20],
-                levels=", ".join(LEVELS),
-            )
+        check_level(settings.level)
         try:
             settings.ruleset()
         except (BackAlleyError, TypeError, ValueError) as error:
@@ -105,6 +99,17 @@ class TableError(ProtocolError):
     """A request the table refuses (not a rule of the game): ``code`` names it for programs."""
 
 
+def check_level(level: object) -> None:
+    """:raises TableError: ``level`` is not one of the bots' levels."""
+    if level not in LEVELS:
+        raise TableError(
+            "bad_field",
+            N_("unknown bot level {level}; the levels are {levels}"),
+            level=str(level)[:20],
+            levels=", ".join(LEVELS),
+        )
+
+
 def check_name(name: object) -> str:
     """A display name as shown: trimmed, 1 to MAX_NAME printable characters."""
     if not isinstance(name, str):
@@ -125,4 +130,4 @@ def check_name(name: object) -> str:
     return name
 
 
-__all__ = ["MAX_DEALS", "Settings", "TableError", "check_name"]
+__all__ = ["MAX_DEALS", "Settings", "TableError", "check_level", "check_name"]

@@ -23,13 +23,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from backalley.bots import LEVELS
 from backalley.cards import N_
 from backalley.server import protocol
 from backalley.server.bots import BotPool
 from backalley.server.credentials import digest, matches, secret
 from backalley.server.protocol import ProtocolError
-from backalley.server.settings import Settings, TableError, check_name
+from backalley.server.settings import Settings, TableError, check_level, check_name
 from backalley.server.store import LeaseLost, Store, fingerprint
 from backalley.server.table.broadcast import publish, say_presence, tells_table
 from backalley.server.table.decide import (
@@ -345,10 +344,6 @@ class Table:
 
         :raises TableError: a private table, no free seat, a bad name.
         """
-        if not self.settings.public:
-            raise TableError(
-                "forbidden", N_("this table is private: it is joined by its invite links")
-            )
         return await self._sit(None, check_name(name), account)
 
     async def _sit(self, seat: int | None, name: str, account: str | None) -> tuple[int, str]:
@@ -430,13 +425,7 @@ class Table:
             raise TableError(
                 "forbidden", N_("only the host or a player at this table may seat a bot")
             )
-        if level not in LEVELS:
-            raise TableError(
-                "bad_field",
-                N_("unknown bot level {level}; the levels are {levels}"),
-                level=str(level)[:20],
-                levels=", ".join(LEVELS),
-            )
+        check_level(level)
         async with self.lock:
             await self.execute(GiveToBot(seat, level))
 
