@@ -47,13 +47,16 @@ def running(url: str, **options: Any) -> Iterator[Live]:
 @contextlib.contextmanager
 def live(url: str, **options: Any) -> Iterator[str]:
     """A running server on the database ``url``: its base address (``http://127.0.0.1:P``).
-    ``options`` go to :func:`create_app` (the generous limits unless given), but
+    ``options`` go to :func:`create_app` (the generous limits unless given; a pool of
+    threads, not warmed up, unless ``pool`` and ``warm_up`` are given), but
     ``connections_per_address``, uvicorn's (100,000 unless given)."""
     import uvicorn
 
     threads = ThreadPoolExecutor(4, thread_name_prefix="bots")
     per_address = options.pop("connections_per_address", 100_000)
-    app = create_app(url, warm_up=False, pool=BotPool(2, executor=threads), **(GENEROUS | options))
+    pool = options.pop("pool", None) or BotPool(2, executor=threads)
+    warm_up = options.pop("warm_up", False)
+    app = create_app(url, warm_up=warm_up, pool=pool, **(GENEROUS | options))
     server = uvicorn.Server(uvicorn_config(app, per_address))
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]

@@ -304,6 +304,8 @@ def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(
             if game % 2:
                 plays.append(play_as(server.base, people[1], table["id"], seed=game + 50))
             run(_together(plays))
+        # hard bots play at their level (and the game is rated) once the solver is ready
+        wait_for(lambda: http(server.base, "GET", "/api")[1]["solver"]["ready"])
         three = create_table(server.base, {"rules": "classic3", "hand_sizes": [2], "pace": 0})
         sit(people[1], three, seat=2)
         for seat in (0, 1):

@@ -267,18 +267,21 @@ def test_one_claim_at_a_time_is_settled(tmp_path: Path) -> None:
             await play_one(table, people, rng, n)
             n += 1
         seat = table.state.game.to_move  # type: ignore[union-attr]
-        results = await asyncio.gather(
-            messages.claim(table, people[seat], Claim("c1")),
-            messages.claim(table, people[seat], Claim("c2")),
-            return_exceptions=True,
-        )
+        first = asyncio.ensure_future(messages.claim(table, people[seat], Claim("c1")))
+        results: list[Any] = []
+        try:
+            messages.claim(table, people[seat], Claim("c2"))
+        except ProtocolError as refused:
+            results.append(refused.code)
+        results.append(await first)
+        sent = [(m["type"], m.get("code")) for m in people[seat].sent if m.get("id") == "c1"]
         table.stop()
         store.close()
-        return pool.claims, results
+        return pool.claims, [*results, sent]
 
     claims, results = asyncio.run(scenario())
     assert claims == 1
-    assert results[0] is None and getattr(results[1], "code", None) == "claim_running"
+    assert results == ["claim_running", None, [("pending", None), ("error", "claim_refused")]]
 
 
 def test_a_table_that_cannot_be_rebuilt_is_left_out_and_the_others_start(

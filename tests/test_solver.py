@@ -165,7 +165,7 @@ def test_solve_command_prints_each_card_and_json(capsys, tmp_path):
 
 
 def test_solve_says_so_only_when_it_must_compile_first(capsys, tmp_path):
-    """The first solve on a machine compiles the search (about a minute): ``backalley solve``
+    """The first solve on a machine compiles the search (20 s, once): ``backalley solve``
     says so then, and not once numba's cache holds it."""
     import json
     import os

@@ -655,3 +655,45 @@ async def test_thirteen_cards_and_every_bid_fit_in_the_smallest_terminal(tmp_pat
         assert len(cards) == 13 and [b.name for b in bids][-2:] == ["12", "board"]
         for button in [*cards, *bids]:
             assert button.region.right <= 80 and button.region.bottom <= 24, button.name
+
+
+@run_async
+async def test_while_the_solver_is_prepared_strong_bots_play_as_medium_and_hints_wait(tmp_path):
+    """``backalley play`` starts at once on a machine that has never compiled the solver:
+    until it is ready, a hard bot's move is the medium bot's (said once in the status), and
+    a hint, a claim and a deal's review say that the solver is still being prepared."""
+    from backalley.tui import session as sessions
+
+    sessions.solver_ready[0] = lambda: False
+    try:
+        await _play_while_the_solver_is_prepared(tmp_path)
+    finally:
+        sessions.solver_ready[0] = sessions.always_ready
+
+
+async def _play_while_the_solver_is_prepared(tmp_path: Path) -> None:
+    rules = Ruleset.preset("standard", hand_sizes=[2, 1])
+    session = Session.new(rules, seed=5, partner="hard", opponents="hard",
+                          save_path=tmp_path / "game.json")  # fmt: skip
+    app = PlayApp(session, pace=0)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, app, session)
+        if session.below_level:  # a bot moved first: it said why it plays as it does
+            assert "the strong bots play as medium ones meanwhile" in status(app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert "ask again in a few seconds" in status(app)
+        assert session.human_to_move  # nothing was asked of the solver
+        while not isinstance(app.screen, DealReviewScreen):
+            if session.human_to_move:
+                game = session.game
+                keys = (
+                    ["b"]
+                    if game.phase == Phase.BID
+                    else [*str(Card(min(game.legal_actions()))).lower()]
+                )
+                await pilot.press(*keys)
+            await settle(pilot, app, session)
+        review = str(app.screen.query_one("#review-text", Static).render())
+        assert "the solver was still being prepared" in review
+    assert session.below_level >= 2  # the bots' moves, every one the stand-in's

@@ -10,7 +10,7 @@ from backalley.cli.common import (
     UsageError,
     cannot_read,
     invalid_record,
-    prepare_solver,
+    prepare_solver_aside,
     read_game,
     ruleset_from_args,
 )
@@ -52,7 +52,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         new_game["rules"] = rules
         new_game["partner"] = args.partner or "medium"
         new_game["opponents"] = args.opponents or "medium"
-    prepare_solver()  # the review after each deal, hints and the strong bots solve deals
+    # The review after each deal, hints, claims and the strong bots solve deals: the solver
+    # is compiled aside (the first time on a machine), the game starting at once.
+    from backalley.tui import session as sessions
+
+    sessions.solver_ready[0] = prepare_solver_aside()
     played = run_play(session, new_game, args.pace)
     if played is not None and played.save_path is not None:
         with contextlib.suppress(OSError):  # the terminal may be gone

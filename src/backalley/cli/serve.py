@@ -77,6 +77,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         if node is not None:
             print(_("node {node} of several, through Redis").format(node=node), flush=True)
 
+    def _solver(stage: str, seconds: float) -> None:
+        if stage == "preparing":
+            text = _(
+                "preparing the solver for the strong bots, claims and reviews; until it is "
+                "ready, the strong bots play as medium ones and their games are not rated"
+            )
+        elif stage == "still":
+            text = _(
+                "still preparing the solver: {seconds} s (it is compiled once on a "
+                "machine, then loaded in a second)"
+            ).format(seconds=round(seconds))
+        else:
+            text = _("the solver is ready, after {seconds} s").format(seconds=round(seconds))
+        print(text, flush=True)
+
     app = create_app(
         url,
         workers=args.workers,
@@ -85,6 +100,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         sign_ins_per_minute=args.sign_ins_per_minute,
         sign_ups_per_hour=args.sign_ups_per_hour,
         on_ready=_announce,
+        on_solver=_solver,
         redis=args.redis,
         node=node,
     )

@@ -73,6 +73,7 @@ async def _table(request: Request) -> Table:
 
 #: What a reader is told of a private table it may not see: the same as of no table at all.
 HIDDEN = N_("there is no such table, or it is private: it opens with its invite or watch link")
+REVIEW_RETRY = 2  #: seconds a client waits before it asks again for a review that is pending
 
 
 async def _readable(request: Request) -> Table:
@@ -207,7 +208,7 @@ async def table_record(request: Request) -> Response:
     table = await _readable(request)
     token = bearer(request)
     seat = table.seat_of(token, account_of(request))
-    if token and seat is None and not table.opens(token):
+    if token and seat is None and not table.state.opens(token):
         raise TableError("forbidden", N_("this token does not open this table"))
     return JSONResponse(await table.record(seat))
 
@@ -230,6 +231,9 @@ async def about(request: Request) -> Response:
                 if o.choices is not None
             ],
             "levels": list(LEVELS),
+            # false while the solver is being prepared (the strong bots play below their
+            # level, claims and reviews wait)
+            "solver": {"ready": request.app.state.tables.pool.solver_ready.is_set()},
             "bot_names": BOT_NAMES,
             "all_pass_limit": ALL_PASS_LIMIT,
             "lengths": {
@@ -284,7 +288,12 @@ async def deal_review(request: Request) -> Response:
             N_("too many reviews asked from this address: try again in {seconds} s"),
         )
 
-    return JSONResponse(await table.review(request.path_params["deal"], may_start))
+    reviewing = await table.start_review(request.path_params["deal"], may_start)
+    if not reviewing.done() and not table.pool.solver_ready.is_set():
+        # the solver is being prepared: the review waits for it; asked again, it is there
+        answer = {"pending": True, "solver_ready": False, "retry_after": REVIEW_RETRY}
+        return JSONResponse(answer, 202, headers={"retry-after": str(REVIEW_RETRY)})
+    return JSONResponse(await asyncio.shield(reviewing))
 
 
 def create_app(
@@ -301,18 +310,20 @@ def create_app(
     redis: str | None = None,
     node: str | None = None,
     pool: BotPool | None = None,
+    on_solver: Callable[[str, float], None] | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
     unfinished tables were resumed, once the server can take requests. One client address
     may create ``tables_per_minute`` tables at once, and then as many a minute; and send
     ``guesses_per_minute`` wrong credentials at once, and then as many a minute. With
     ``redis``, the app is node ``node`` of several (docs/deploy.md). The bots think in
-    ``pool`` when given (tests), else in ``workers`` processes of the app's own."""
+    ``pool`` when given (tests), else in ``workers`` processes of the app's own, whose
+    solver's preparation ``on_solver`` is told of (:meth:`BotPool.warm_up`)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(url, node=node if redis is not None else None)
-        bots = pool or BotPool(workers)
+        bots = pool or BotPool(workers, progress=on_solver)
         tables = Tables(store, bots)
         app.state.tables = tables
         app.state.cluster = None

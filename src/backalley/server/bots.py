@@ -41,6 +41,10 @@ from backalley.record import read_record, replay
 log = logging.getLogger("backalley.server")
 
 JOBS_PER_WORKER = 500  #: a worker process is replaced after this many jobs
+#: The bot that plays for a solver's bot (``hard``, ``expert``) while the solver is being
+#: prepared, so that no table waits for its compilation (its game is then not rated).
+STAND_IN_LEVEL = "medium"
+PROGRESS_EVERY = 10.0  #: seconds between two words of the solver's preparation
 HALF_LIFE = 30.0  #: seconds: the workers' time a table had counts half as much this much later
 MOVE, REVIEW = 0, 1  #: the kinds of work, in the order they are served
 
@@ -319,8 +323,20 @@ class BotPool:
     dies (killed, out of memory) is made anew, said in the log with how it ended, and its
     job asked again once. ``executor`` (tests) runs every job there instead."""
 
-    def __init__(self, workers: int | None = None, executor: Executor | None = None) -> None:
+    def __init__(
+        self,
+        workers: int | None = None,
+        executor: Executor | None = None,
+        progress: Callable[[str, float], None] | None = None,
+    ) -> None:
+        """``progress(stage, seconds)`` is told how the solver's preparation goes (see
+        :meth:`warm_up`)."""
         self.workers = workers or max(2, (os.cpu_count() or 2) - 1)
+        self.progress = progress
+        #: set while the solver is ready (cleared by :meth:`warm_up` until it is): until
+        #: then a solver's bot plays as ``STAND_IN_LEVEL``, and claims and reviews wait
+        self.solver_ready = asyncio.Event()
+        self.solver_ready.set()
         if executor is not None:
             self.solver = Lane("solver", [Worker(executor) for _ in range(self.workers)])
             self.light = Lane("light", [Worker(executor)])
@@ -342,8 +358,18 @@ class BotPool:
 
         return self.solver if needs_solver(level) else self.light
 
+    def plays_as(self, level: str) -> str:
+        """The level a bot of ``level`` plays at now: its own, or ``STAND_IN_LEVEL`` for a
+        solver's bot while the solver is being prepared."""
+        from backalley.bots import needs_solver
+
+        if needs_solver(level) and not self.solver_ready.is_set():
+            return STAND_IN_LEVEL
+        return level
+
     async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
-        """The bot's action, computed in a worker, for table ``key``."""
+        """The bot's action, computed in a worker, for table ``key`` (a solver's bot waits
+        for the solver: :meth:`plays_as` says whether to ask for it now)."""
         lane = self.lane_of(level)
         result: str = await self._run(_decide, record, seat, level, key=key, kind=MOVE, lane=lane)
         return result
@@ -351,25 +377,52 @@ class BotPool:
     async def claim(
         self, record: dict[str, Any], seat: int, key: str = ""
     ) -> tuple[bool, list[str]]:
-        """Settle ``seat``'s claim in a worker: ``(holds, the cards that finish the deal)``."""
+        """Settle ``seat``'s claim in a worker, once the solver is ready: ``(holds, the
+        cards that finish the deal)``."""
+        await self.solver_ready.wait()
         result: tuple[bool, list[str]] = await self._run(_claim, record, seat, key=key, kind=MOVE)
         return result
 
     async def review(self, record: dict[str, Any], deal: int, key: str = "") -> dict[str, Any]:
         """The review of deal ``deal`` of the record, computed in a worker when no bot's move
-        or claim waits for one."""
+        or claim waits for one, once the solver is ready."""
+        await self.solver_ready.wait()
         result: dict[str, Any] = await self._run(_review, record, deal, key=key, kind=REVIEW)
         return result
 
     async def warm_up(self) -> None:
         """Make every worker ready before its first job, so that no bot's first move and no
         first claim is slow: the light one loads its bots, then the solver's load the solver
-        one after the other (the first compiling it, the first time on a machine: a minute;
-        the others from numba's cache), so that they never take both cores from the tables
-        at once."""
-        await self._run(_ready, key="", kind=REVIEW, lane=self.light)
-        for _ in self.solver.workers:  # one at a time: a server just started stays quick
+        one after the other (the first compiling it, the first time on a machine: 20 s on an
+        idle machine of two cores; the others from numba's cache in a second), so that they
+        never take both cores from the tables at once. Until the first is ready, the
+        solver's bots play as ``STAND_IN_LEVEL`` and claims and reviews wait; ``progress``
+        is told ``"preparing"`` at the start, ``"still"`` every ``PROGRESS_EVERY`` seconds
+        and ``"ready"`` at the end, with the seconds since the start."""
+        began = time.monotonic()
+        self.solver_ready.clear()
+        self._tell("preparing", began)
+        telling = asyncio.ensure_future(self._tell_progress(began))
+        try:
+            await self._run(_ready, key="", kind=REVIEW, lane=self.light)
             await self._run(_warm_up, key="", kind=REVIEW)
+        finally:  # ready or failed, the solver's jobs wait no more (a failure: each compiles)
+            telling.cancel()
+            self.solver_ready.set()
+        self._tell("ready", began)
+        for _ in self.solver.workers[1:]:  # one at a time: a server just started stays quick
+            await self._run(_warm_up, key="", kind=REVIEW)
+
+    async def _tell_progress(self, began: float) -> None:
+        while True:
+            await asyncio.sleep(PROGRESS_EVERY)
+            self._tell("still", began)
+
+    def _tell(self, stage: str, began: float) -> None:
+        seconds = time.monotonic() - began
+        log.info("the solver: %s, %.1f s", stage, seconds)
+        if self.progress is not None:
+            self.progress(stage, seconds)
 
     def pids(self) -> list[int]:
         """The ids of the worker processes now."""
@@ -384,4 +437,4 @@ class BotPool:
                 worker.close()
 
 
-__all__ = ["JOBS_PER_WORKER", "BotPool", "FairShare", "Lane", "Worker"]
+__all__ = ["JOBS_PER_WORKER", "STAND_IN_LEVEL", "BotPool", "FairShare", "Lane", "Worker"]

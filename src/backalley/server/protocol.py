@@ -273,6 +273,12 @@ def ack(id: str, version: int, *, repeated: bool = False) -> dict[str, Any]:
     return out
 
 
+def pending(id: str, version: int, *, solver_ready: bool) -> dict[str, Any]:
+    """A claim taken, to be settled (its ``ack`` or refusal follows); ``solver_ready``:
+    false while the solver is still being prepared (it is settled once it is)."""
+    return {"type": "pending", "id": id, "version": version, "solver_ready": solver_ready}
+
+
 def pong(version: int) -> dict[str, Any]:
     return {"type": "pong", "version": version}
 

@@ -135,7 +135,7 @@ class Tables:
     def sweep(self) -> None:
         """Let go of the finished tables nobody is connected to: the store keeps them."""
         for table_id, table in list(self.tables.items()):
-            if table.status.over and not table.anyone_here():
+            if table.status.over and not table.presence.anyone():
                 table.stop()
                 self._drop(table_id)
                 if self.cluster is not None:

@@ -9,6 +9,7 @@ import contextlib
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -172,8 +173,9 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
             message = protocol.parse(frame)
             if isinstance(message, protocol.Act):
                 await messages.act(table, connection, message)
-            elif isinstance(message, protocol.Claim):
-                await messages.claim(table, connection, message)
+            elif isinstance(message, protocol.Claim):  # settled aside: the seat goes on
+                table.later(_answered(table, connection, frame, messages.claim(
+                    table, connection, message)))  # fmt: skip
             elif isinstance(message, protocol.Undo):
                 await messages.undo(table, connection, message)
             elif isinstance(message, protocol.Rematch):
@@ -188,6 +190,16 @@ async def _serve(socket: WebSocket, table: Table, connection: Connection) -> Non
                 raise ProtocolError("hello_again", N_("hello is only the first message"))
         except Exception as failure:
             connection.send(_answer_failure(table, frame, failure, connection.catalog))
+
+
+async def _answered(
+    table: Table, connection: Connection, frame: str | bytes, work: Awaitable[None]
+) -> None:
+    """``work`` done, its failure answered as a message's would be."""
+    try:
+        await work
+    except Exception as failure:
+        connection.send(_answer_failure(table, frame, failure, connection.catalog))
 
 
 def _answer_failure(table: Table, frame: str | bytes, error: Exception, catalog: Any) -> Any:

@@ -137,7 +137,7 @@ def card_values(position: Position, budget: int | None = None) -> dict[int, int]
 
 
 def needs_compiling() -> bool:
-    """Will the first solve of this process compile the search (about a minute) rather than
+    """Will the first solve of this process compile the search (20 s, once) rather than
     load it from numba's cache (under a second)? Worth telling someone who waits. numba's
     cache is private to it: when it cannot be read, this says False rather than guess."""
     if search.card_values.signatures:
@@ -149,8 +149,8 @@ def needs_compiling() -> bool:
 
 
 def compile_search() -> None:
-    """Make the search ready in this process: compiled the first time on a machine (about a
-    minute), loaded from numba's cache later (under a second)."""
+    """Make the search ready in this process: compiled the first time on a machine (20 s on
+    an idle one of two cores), loaded from numba's cache later (under a second)."""
     _tables()
 
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from backalley.bots import LEVELS as BOT_LEVELS
-from backalley.bots import Bot, make_bot
+from backalley.bots import Bot, make_bot, needs_solver
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
 from backalley.record import RecordError, read_record, resume, write_record
@@ -52,6 +53,20 @@ def _seating(seating: Any, rules: Ruleset) -> tuple[int, str, str, int]:
     return seat, partner, opponents, seed
 
 
+#: The bot that plays for a strong one while the solver is being prepared.
+STAND_IN_LEVEL = "medium"
+
+
+def always_ready() -> bool:
+    return True
+
+
+#: Whether the solver is ready: ``backalley play`` prepares it aside at its start (compiling
+#: it, the first time on a machine) and sets this; until then the strong bots play as
+#: ``STAND_IN_LEVEL``, and claims, hints and reviews wait.
+solver_ready: list[Callable[[], bool]] = [always_ready]
+
+
 @dataclass
 class Session:
     """One person at ``seat``; every other seat a bot (the partner's level, the opponents'),
@@ -65,6 +80,8 @@ class Session:
     seed: int
     bots: dict[int, Bot] = field(default_factory=dict, init=False)
     rngs: dict[int, random.Random] = field(default_factory=dict, init=False)
+    #: bot moves made by the stand-in, the solver not ready yet
+    below_level: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
         for seat in range(self.game.rules.num_players):
@@ -128,7 +145,12 @@ class Session:
         away from the screen's loop); :meth:`act` applies it."""
         seat = self.game.to_move
         assert seat is not None and seat != self.seat
-        return self.bots[seat].act(self.game.view(seat), self.rngs[seat])
+        bot = self.bots[seat]
+        level = self.level_of(seat)
+        if level is not None and needs_solver(level) and not solver_ready[0]():
+            self.below_level += 1
+            bot = make_bot(STAND_IN_LEVEL)
+        return bot.act(self.game.view(seat), self.rngs[seat])
 
     def level_of(self, seat: int) -> str | None:
         """The level of the bot in ``seat``, or ``None`` for the person."""

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Static
 
 from backalley.analysis import claim, hint, review
+from backalley.cards import N_
 from backalley.engine import IllegalAction
 from backalley.i18n import _, explain, ngettext
 from backalley.rules import (
@@ -27,12 +28,16 @@ from backalley.rules import (
 )
 from backalley.tui.announce import announcements
 from backalley.tui.screens import BidButton, CardButton, DealReviewScreen
-from backalley.tui.session import Session, hand_order
+from backalley.tui.session import Session, hand_order, solver_ready
 from backalley.tui.texts import info_text, seat_label, seat_text, side_label, trick_text
 from backalley.view import SeatView, bid_text
 
 #: Lines of the table's log on screen (the newest last).
 LOG_LINES = 5
+STILL_PREPARING = N_(
+    "The solver is still being prepared: the strong bots play as medium ones meanwhile"
+)
+NOT_YET = N_("The solver is still being prepared: ask again in a few seconds")
 
 
 class TableScreen(Screen[None]):
@@ -258,6 +263,17 @@ class TableScreen(Screen[None]):
     def after_bot(self, action: int) -> None:
         self.take(action)
         self.after_action()
+        if self.session.below_level == 1:  # said once: why a strong bot plays weakly now
+            self.message = Text(_(STILL_PREPARING), style="italic")
+            self.show_status()
+
+    def solver_waits(self) -> bool:
+        """Whether the solver is still being prepared (said so, if it is)."""
+        if solver_ready[0]():
+            return False
+        self.message = Text(_(NOT_YET), style="italic")
+        self.refresh_table()
+        return True
 
     def take(self, action: object) -> None:
         """Take the action of the seat to move, and log what it brought about.
@@ -305,7 +321,9 @@ class TableScreen(Screen[None]):
                 )
                 + "\n"
             )
-        if deal.kind == DealKind.NORMAL:
+        if deal.kind == DealKind.NORMAL and not solver_ready[0]():
+            text.append("\n" + _("No review of this deal: the solver was still being prepared."))
+        elif deal.kind == DealKind.NORMAL:
             reviewed = review(game, only=number).deals[number]
             mine = [c for c in reviewed.cards if c.seat == session.seat and c.mistake]
             text.append("\n")
@@ -386,7 +404,7 @@ class TableScreen(Screen[None]):
         self.play_action(typed)
 
     def action_hint(self) -> None:
-        if not self.session.human_to_move:
+        if not self.session.human_to_move or self.solver_waits():
             return
         self.message = Text(_("asking the expert bot…"), style="italic")
         self.refresh_table()
@@ -412,7 +430,7 @@ class TableScreen(Screen[None]):
         """Claim every remaining trick: accepted when the solver proves it (the deal is then
         played out), refused with nothing changed otherwise."""
         session = self.session
-        if session.game.phase != Phase.PLAY or not session.human_to_move:
+        if session.game.phase != Phase.PLAY or not session.human_to_move or self.solver_waits():
             return
         settled = claim(session.game.copy(), session.seat)  # settled aside, then played here
         if not settled.accepted:

@@ -17,6 +17,16 @@ export async function call(method, path, body, token) {
   return data;
 }
 
+/** Deal ``deal``'s review: asked again, after the wait the server names, while it answers
+ * that the review is pending (its solver is being prepared, just after a start). */
+export async function reviewOf(tableId, deal, credential) {
+  for (;;) {
+    const answer = await call("GET", `/api/tables/${tableId}/review/${deal}`, undefined, credential);
+    if (!answer.pending) return answer;
+    await new Promise((done) => setTimeout(done, 1000 * (answer.retry_after || 2)));
+  }
+}
+
 let facts = null;
 
 /** What the server offers (GET /api: presets, options, bot levels), asked once a page load. */

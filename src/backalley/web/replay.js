@@ -2,7 +2,7 @@
 // front of its players with its winner marked, the tricks each side has taken, a deal's points
 // once its last card is down, and each deal's review alongside. It plays itself, or card by
 // card. The frames come from the server's engine, so the page works out nothing itself.
-import { call, credentialOf } from "./api.js";
+import { call, credentialOf, reviewOf } from "./api.js";
 import { bidLabel, cardElement, seatName, trumpSymbol } from "./cards.js";
 import { element } from "./dom.js";
 import { feltSkeleton, layTrick, placeOf } from "./felt.js";
@@ -126,7 +126,7 @@ export async function renderReplay(main, tableId, params) {
   async function drawReview(number) {
     reviewed = number;
     review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
-    reviews[number] ??= call("GET", `/api/tables/${tableId}/review/${number}`, undefined, credential);
+    reviews[number] ??= reviewOf(tableId, number, credential);
     let answer;
     try {
       answer = await reviews[number];

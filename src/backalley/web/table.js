@@ -2,7 +2,7 @@
 // through a show queue, so that cards move and a finished trick rests before the next thing
 // is shown; the server never waits for the page. The page never works out a rule: legal
 // cards and bids, who won a trick and whether a move may be taken back come from the server.
-import { about, call, credentialOf, forget, me, remember, remembered } from "./api.js";
+import { about, call, credentialOf, forget, me, remember, remembered, reviewOf } from "./api.js";
 import { bidLabel, botLabel, cardElement, cardLabel, cardText, playedRow, seatName, suitLabel } from "./cards.js";
 import { TableConnection } from "./connection.js";
 import { element, keepName, nameField, toast } from "./dom.js";
@@ -141,6 +141,7 @@ function open(main, tableId, credentials, mine, go) {
     tableId, mine, credentials, table: null, view: null, shown: null, shownTrick: [], levels: null,
     turnSince: Date.now(), reviewed: new Set(), tab: "sheet", myTurn: false, warned: false,
     sent: false, overlay: null, keysOpen: false, claiming: false, left: false, moving: false, sheetKey: null, sheetRows: -1,
+    saidBelowLevel: false,
   };
   const ctx = {
     state, page, go,
@@ -321,6 +322,9 @@ function receive(ctx, message) {
       drawPods(ctx);
       drawInfo(ctx);
       break;
+    case "pending":  // a claim taken: its answer follows once the solver settles it
+      if (!message.solver_ready) toast(t("Your claim waits for the solver, which is being prepared: it is settled in a moment"));
+      break;
     case "error":
       toast(message.message);
       state.sent = false;
@@ -359,6 +363,10 @@ async function showMessage(ctx, message) {
   }
   const event = message.event;
   const view = message.view;
+  if (event.below_level && !state.saidBelowLevel) {  // once: the solver is being prepared
+    state.saidBelowLevel = true;
+    note(ctx, t("The solver is still being prepared: {name} plays as a medium bot meanwhile, and this game will not be rated", { name: ctx.nameOf(event.seat) }));
+  }
   switch (event.kind) {
     case "card":
       await showCard(ctx, event, view);
@@ -920,7 +928,7 @@ function drawReview(ctx) {
   const panel = page.panels.review;
   panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
   page.tabButtons.review.classList.add("fresh");
-  call("GET", `/api/tables/${state.tableId}/review/${finished}`, undefined, state.credentials.token || state.credentials.watch || credentialOf(state.tableId))
+  reviewOf(state.tableId, finished, state.credentials.token || state.credentials.watch || credentialOf(state.tableId))
     .then((review) => {
       if (finished !== state.shown.history.length - 1) return;  // a later deal's is shown
       panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }),

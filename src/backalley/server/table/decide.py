@@ -85,6 +85,7 @@ class Act:
     action: str
     key: str | None = None
     by: Actor | None = None
+    below_level: bool = False  #: a solver's bot's move, made by the stand-in meanwhile
 
 
 @dataclass(frozen=True)
@@ -175,8 +176,7 @@ def _decide(state: TableState, command: Command, context: Context) -> list[Paylo
                 )
             return [Ended()]
         case Act():
-            return _moves(_started(state).copy(), command.seat, command.action, command.by,
-                          context)  # fmt: skip
+            return _moves(_started(state).copy(), command, context)
         case Undo():
             return _undo(state, command)
         case PlayOut():
@@ -264,12 +264,11 @@ def _started(state: TableState) -> Game:
     return state.game
 
 
-def _moves(
-    trial: Game, seat: int, action: str, by: Actor | None, context: Context
-) -> list[Payload]:
-    """Apply ``seat``'s action to ``trial`` (a copy of the game, read as the engine reads
-    it: a bid if spelt as one, B1, else a card, C2): its event, and the deals it brings
-    about. The engine refuses a bad one, with its rule."""
+def _moves(trial: Game, act: Act, context: Context) -> list[Payload]:
+    """Apply the act to ``trial`` (a copy of the game, read as the engine reads it: a bid if
+    spelt as one, B1, else a card, C2): its event, and the deals it brings about. The engine
+    refuses a bad one, with its rule."""
+    seat, action, by = act.seat, act.action, act.by
     deal = trial.current_deal
     is_bid = is_bid_text(action, bidding=trial.phase == Phase.BID)
     if is_bid:
@@ -279,10 +278,10 @@ def _moves(
     assert deal is not None
     # The record's spelling ("pass", "3", "TS"), whatever the client wrote ("0", "10s").
     if is_bid:
-        move: Payload = BidMade(seat, action_name(deal.bids[-1]), by)
+        move: Payload = BidMade(seat, action_name(deal.bids[-1]), by, act.below_level)
     else:
         won_by = deal.winners[-1] if not trial.trick else None
-        move = CardPlayed(seat, action_name(deal.play[-1]), by, won_by)
+        move = CardPlayed(seat, action_name(deal.play[-1]), by, won_by, act.below_level)
     return [move, *_deals(trial, context)]
 
 
@@ -321,7 +320,7 @@ def _play_out(state: TableState, command: PlayOut, context: Context) -> list[Pay
     for card in command.cards:
         mover = trial.to_move
         assert mover is not None
-        made += _moves(trial, mover, card, Actor.CLAIM, context)
+        made += _moves(trial, Act(mover, card, None, Actor.CLAIM), context)
     return made
 
 

@@ -68,12 +68,13 @@ class Driver:
                 await table.changed.wait()
                 continue
             level, by, delay = actor
+            plays = table.pool.plays_as(level)  # below it while the solver is being prepared
             moves = state.moves
             due = table.turn_started + delay
             thinking = None
             if by != Actor.TIMER:
                 thinking = asyncio.ensure_future(
-                    table.pool.decide(write_record(game), seat, level, table.id)
+                    table.pool.decide(write_record(game), seat, plays, table.id)
                 )
             try:
                 while time.monotonic() < due and self._same(moves, seat, actor):
@@ -85,8 +86,9 @@ class Driver:
                 if not self._same(moves, seat, actor):
                     continue
                 if thinking is None:
+                    plays = table.pool.plays_as(level)
                     thinking = asyncio.ensure_future(
-                        table.pool.decide(write_record(game), seat, level, table.id)
+                        table.pool.decide(write_record(game), seat, plays, table.id)
                     )
                 action = await thinking
                 thinking = None
@@ -100,7 +102,7 @@ class Driver:
                     thinking.cancel()
             if table.released:  # another node's now
                 return
-            if not await self._move(seat, action, by, moves, actor):
+            if not await self._move(seat, action, by, moves, actor, plays != level):
                 with contextlib.suppress(TimeoutError):  # again at the next change or second
                     await asyncio.wait_for(table.changed.wait(), 1)
 
@@ -108,14 +110,21 @@ class Driver:
         return self.table.state.moves == moves and self.actor(seat) == actor
 
     async def _move(
-        self, seat: int, action: str, by: Actor, moves: int, actor: tuple[str, Actor, float]
+        self,
+        seat: int,
+        action: str,
+        by: Actor,
+        moves: int,
+        actor: tuple[str, Actor, float],
+        below_level: bool,
     ) -> bool:
         """Make the move, if the game is still where it was when it was asked for: whether
-        it is done with (made, or moot)."""
+        it is done with (made, or moot). ``below_level``: the stand-in chose it, for a
+        solver's bot (the solver not ready yet)."""
         table = self.table
         try:
             return await table.move(
-                Act(seat, action, None, by), lambda: self._same(moves, seat, actor)
+                Act(seat, action, None, by, below_level), lambda: self._same(moves, seat, actor)
             )
         except IllegalAction as error:  # a bot's choice the engine refuses: a bug
             log.error("table %s: %s's %s refused (%s): its first legal action instead",
@@ -123,7 +132,7 @@ class Driver:
             game = table.state.game
             assert game is not None
             first = action_name(game.legal_actions()[0])
-            return await self._try(Act(seat, first, None, by), moves, seat, actor)
+            return await self._try(Act(seat, first, None, by, below_level), moves, seat, actor)
         except StoreError as error:
             log.warning("table %s: %s's move not stored (%s): again", table.id, by, error)
             return False

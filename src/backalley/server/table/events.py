@@ -85,9 +85,10 @@ class BidMade:
     seat: int
     action: str  #: the record's spelling
     by: Actor | None = None
+    below_level: bool = False  #: a solver's bot's, made by the stand-in (the solver not ready)
 
     def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "action": self.action} | _by(self.by)
+        return {"seat": self.seat, "action": self.action} | _by(self.by, self.below_level)
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,10 @@ class CardPlayed:
     action: str  #: the card, in the record's spelling
     by: Actor | None = None
     won_by: int | None = None  #: the trick's winner, when this card completed it (P5)
+    below_level: bool = False  #: as :attr:`BidMade.below_level`
 
     def data(self) -> dict[str, Any]:
-        data = {"seat": self.seat, "action": self.action} | _by(self.by)
+        data = {"seat": self.seat, "action": self.action} | _by(self.by, self.below_level)
         return data if self.won_by is None else data | {"won_by": self.won_by}
 
 
@@ -184,13 +186,18 @@ TABLE_KINDS = frozenset(
 )  # fmt: skip
 
 
-def _by(by: Actor | None) -> dict[str, Any]:
-    return {} if by is None else {"by": by.value}
+def _by(by: Actor | None, below_level: bool) -> dict[str, Any]:
+    said = {} if by is None else {"by": by.value}
+    return said | {"below_level": True} if below_level else said
 
 
 def _actor(data: dict[str, Any]) -> Actor | None:
     by = data.get("by")
     return None if by is None else Actor(by)
+
+
+def _below(data: dict[str, Any]) -> bool:
+    return bool(data.get("below_level", False))
 
 
 def payload_of(kind: str, data: dict[str, Any]) -> Payload:
@@ -208,9 +215,10 @@ def payload_of(kind: str, data: dict[str, Any]) -> Payload:
         case EventKind.DEAL:
             return Dealt(data["deal"], data["dealer"], tuple(data["hands"]), tuple(data["stock"]))
         case EventKind.BID:
-            return BidMade(data["seat"], data["action"], _actor(data))
+            return BidMade(data["seat"], data["action"], _actor(data), _below(data))
         case EventKind.CARD:
-            return CardPlayed(data["seat"], data["action"], _actor(data), data.get("won_by"))
+            return CardPlayed(data["seat"], data["action"], _actor(data), data.get("won_by"),
+                              _below(data))  # fmt: skip
         case EventKind.CLAIM:
             return Claimed(data["seat"], data["cards"])
         case EventKind.TAKEBACK:

@@ -103,6 +103,10 @@ def _move(state: TableState, payload: BidMade | CardPlayed, version: int) -> dic
         game.play(payload.action, payload.seat)
     moves = (*state.deal_moves, Move(version, payload.seat, payload.by))
     changes: dict[str, Any] = {"game": game, "moves": state.moves + 1, "deal_moves": moves}
+    if payload.below_level:
+        below = list(state.below_level or (0,) * len(state.seats))
+        below[payload.seat] += 1
+        changes["below_level"] = tuple(below)
     if isinstance(payload, CardPlayed) and not game.trick:
         deal = game.deals[-1]  # the card's deal: the next is not dealt before its event
         played = [*trick, (payload.seat, deal.play[-1])]

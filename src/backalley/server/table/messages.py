@@ -5,8 +5,11 @@ with the same client id is acknowledged again, never applied twice."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Coroutine
 from dataclasses import replace
+from typing import Any
 
 from backalley.cards import N_
 from backalley.engine import IllegalAction
@@ -28,6 +31,9 @@ from backalley.server.table.events import RematchChanged
 from backalley.server.table.presence import Client
 from backalley.server.table.projections import view_of
 from backalley.server.table.service import RESYNC_LIMIT, Table
+from backalley.server.table.state import TableState
+
+STALE_EVERY = 0.2  #: seconds between two looks, while a claim is settled, at whether play went on
 
 
 async def join(table: Table, client: Client, since: int | None) -> None:
@@ -103,40 +109,66 @@ async def undo(table: Table, client: Client, message: protocol.Undo) -> None:
         client.send(protocol.ack(message.id, events[0].version))
 
 
-async def claim(table: Table, client: Client, message: protocol.Claim) -> None:
-    """The player on turn claims every remaining trick: the solver settles it in the
-    pool; if it holds the deal is played out along its line, else play goes on."""
+def claim(table: Table, client: Client, message: protocol.Claim) -> Coroutine[Any, Any, None]:
+    """The player on turn claims every remaining trick: answered at once with ``pending``,
+    then settled by the solver in the pool (once it is ready: it may still be being
+    prepared), aside from the seat's later messages. If it holds, the deal is played out
+    along its line; if not, play goes on; if the game moved on meanwhile (the claimer's
+    card, the timer's), it is stale at once. What is returned settles it: the caller runs it
+    as a task, answering its refusal.
+
+    :raises ProtocolError: not the claimer's turn to play a card, or a claim under way."""
     seat, key = _acting(client, message.id)
-    if _acked_before(table, client, message.id, key):
-        return
     state = table.state
     game = state.game
+    if _acked_before(table, client, message.id, key):
+        return _nothing()
     if game is None or game.phase != Phase.PLAY or game.to_move != seat:
         raise ProtocolError("no_claim", N_("only the player on turn to play a card may claim"))
     if table.claiming:
         raise ProtocolError("claim_running", N_("a claim is being settled: wait for it"))
     table.claiming = True
+    ready = table.pool.solver_ready.is_set()
+    client.send(protocol.pending(message.id, table.version, solver_ready=ready))
+    return _settle(table, client, message.id, key, state)
+
+
+async def _nothing() -> None:
+    pass
+
+
+async def _settle(table: Table, client: Client, id: str, key: str, state: TableState) -> None:
+    """The claim asked at ``state``, settled (see :func:`claim`)."""
+    game = state.game
+    assert game is not None and game.to_move is not None
+    seat = game.to_move
     try:
-        holds, cards = await table.pool.claim(write_record(game), seat, table.id)
+        asked = asyncio.ensure_future(table.pool.claim(write_record(game), seat, table.id))
+        while not asked.done():
+            await asyncio.wait({asked}, timeout=STALE_EVERY)
+            if table.state.moves != state.moves:
+                asked.cancel()
+                raise ProtocolError("stale", N_("the game moved on before the claim was settled"))
+        holds, cards = asked.result()
     finally:
         table.claiming = False
     async with table.lock:
+        if table.state.moves != state.moves:
+            raise ProtocolError("stale", N_("the game moved on before the claim was settled"))
         if not holds:
-            if table.state.moves != state.moves:
-                raise ProtocolError("stale", N_("the game moved on before the claim was settled"))
             client.send(
                 protocol.error(
                     "claim_refused",
                     client.catalog.gettext(
                         N_("the claim does not hold against every defence: play goes on")
                     ),
-                    id=message.id,
+                    id=id,
                     version=table.version,
                 )
             )
             return
         events = await table.execute(PlayOut(seat, key, tuple(cards), state.moves))
-        client.send(protocol.ack(message.id, events[0].version))
+        client.send(protocol.ack(id, events[0].version))
 
 
 # ------------------------------------------------------------------ rematch, chat

@@ -43,8 +43,9 @@ def finished_rows(state: TableState) -> Write:
         "players": state.names,
         "scores": state.game.scores,
         "winner": state.game.winner,
-        # a game with a take-back, or that a person left for good, is never rated
-        "rated": state.takebacks == 0 and not state.departures,
+        # a game with a take-back, that a person left for good, or in which a bot played
+        # below its level (the solver not ready yet), is never rated
+        "rated": state.takebacks == 0 and not state.departures and not any(state.below_level),
     }
     rows: Write = []
     for seat in range(len(state.seats)):

@@ -158,14 +158,17 @@ def _frame(game: Game) -> dict[str, Any]:
 
 def full_record(state: TableState, names: list[str | None]) -> dict[str, Any]:
     """The game's record with every hand: for the server's own use (and a finished game).
-    Two members of the server's own, which ``verify`` ignores (docs/record.md): how many
-    take-backs the game as played went through, and who left when."""
+    Members of the server's own, which ``verify`` ignores (docs/record.md): how many
+    take-backs the game as played went through, who left when, and each seat's moves made
+    below its bot's level while the solver was being prepared."""
     assert state.game is not None
     record = write_record(state.game, players=[name or "" for name in names])
     if state.takebacks:
         record["takebacks"] = state.takebacks
     if state.departures:
         record["left"] = [d.to_json() for d in state.departures]
+    if any(state.below_level):
+        record["below_level"] = list(state.below_level)
     return record
 
 

@@ -85,7 +85,7 @@ class Table:
         self.changed = asyncio.Event()  #: something the driver may care about changed
         self.presence = Presence(
             state.id, len(state.seats), state.settings.grace, store, lambda: self.state,
-            self.changed.set, self.say_presence, self._later,
+            self.changed.set, self.say_presence, self.later,
         )  # fmt: skip
         self.driver = Driver(self)
         self.records = Records(state.id)
@@ -207,7 +207,7 @@ class Table:
             raise TableError("moved", MOVED) from error
         except BaseException:
             self.recovering = True
-            self._later(self._recover())
+            self.later(self._recover())
             raise
         self.state = after
         for event in events:
@@ -244,9 +244,9 @@ class Table:
             if self.on_end is not None:
                 self.on_end()
             if any(seat.account for seat in state.seats):
-                self._later(count_given_away(self))
+                self.later(count_given_away(self))
 
-    def _later(self, work: Any) -> None:
+    def later(self, work: Any) -> None:
         """Run the coroutine ``work`` as a task the table holds until it is done."""
         task = asyncio.ensure_future(work)
         self._tasks.add(task)
@@ -307,10 +307,6 @@ class Table:
     def is_host(self, token: str | None) -> bool:
         return matches(token, self.state.secrets.host)
 
-    def opens(self, credential: str | None) -> bool:
-        """Whether ``credential`` is one of the table's secrets (see :meth:`TableState.opens`)."""
-        return self.state.opens(credential)
-
     def may_read(self, credential: str | None, account: str | None = None) -> bool:
         """Whether a reader may see this table — its settings and seats, its game's record,
         replay and reviews: anyone at a public table; at a private one, whoever holds one
@@ -318,7 +314,7 @@ class Table:
         to the store: :meth:`played_by`.)"""
         return (
             self.settings.public
-            or self.opens(credential)
+            or self.state.opens(credential)
             or (account is not None and self.state.holds(account))
         )
 
@@ -458,12 +454,8 @@ class Table:
     def lobby_entry(self) -> dict[str, Any]:
         return lobby_entry(self.state, self.names)
 
-    def anyone_here(self) -> bool:
-        """Whether any client is connected to the table."""
-        return self.presence.anyone()
-
     def _lapse_at(self, until: float) -> None:
-        self._later(self._lapse(until))
+        self.later(self._lapse(until))
 
     async def _lapse(self, until: float) -> None:
         """The rematch offered until ``until`` lapses, if nobody settled it meanwhile."""
@@ -477,13 +469,19 @@ class Table:
         async with self.lock:
             return self.records.record(self.state, seat, self.names)
 
+    async def start_review(
+        self, deal: int, may_start: Callable[[], None] | None = None
+    ) -> asyncio.Future[dict[str, Any]]:
+        """The double-dummy review of deal ``deal``, under way or done, to be awaited
+        (shielded: others may wait for it too); see :meth:`Records.review`."""
+        async with self.lock:
+            return self.records.review(self.state, deal, self.names, self.pool, may_start)
+
     async def review(
         self, deal: int, may_start: Callable[[], None] | None = None
     ) -> dict[str, Any]:
-        """The double-dummy review of deal ``deal`` (see :meth:`Records.review`)."""
-        async with self.lock:
-            reviewing = self.records.review(self.state, deal, self.names, self.pool, may_start)
-        return await asyncio.shield(reviewing)
+        """The double-dummy review of deal ``deal``, once it is done."""
+        return await asyncio.shield(await self.start_review(deal, may_start))
 
     async def replay(self) -> dict[str, Any]:
         """A finished game card by card (see :meth:`Records.replay`)."""

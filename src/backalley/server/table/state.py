@@ -110,6 +110,9 @@ class TableState:
     moves: int = 0  #: actions applied and taken back: the position's number, for the driver
     deal_moves: tuple[Move, ...] = ()  #: the bids and cards of the deal in play
     takebacks: int = 0  #: take-backs made (a game with any is never rated)
+    #: each seat's moves made below its bot's level, the solver not ready yet (a game with
+    #: any is never rated)
+    below_level: tuple[int, ...] = ()
     departures: tuple[Departure, ...] = ()
     rematch: Rematch | None = None
     #: the last completed trick, ``(seat, card)`` in order, and who won it: a page shows it
