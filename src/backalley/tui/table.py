@@ -263,7 +263,7 @@ class TableScreen(Screen[None]):
     def after_bot(self, action: int) -> None:
         self.take(action)
         self.after_action()
-        if self.session.below_level == 1:  # said once: why a strong bot plays weakly now
+        if self.session.below_level and not solver_ready[0]():  # why a strong bot plays so
             self.message = Text(_(STILL_PREPARING), style="italic")
             self.show_status()
 
