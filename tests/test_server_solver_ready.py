@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
+from backalley.bots import STAND_IN_LEVEL
 from backalley.record import verify
 from backalley.rules import Phase
 from backalley.server import bots
-from backalley.server.bots import STAND_IN_LEVEL, BotPool
+from backalley.server.bots import BotPool
 from backalley.server.client import Seat, create_table, request, seat_bot, take_seat
 from backalley.server.protocol import Act, Claim, ProtocolError
 from backalley.server.registry import Tables

@@ -201,11 +201,23 @@ def needs_solver(name: str) -> bool:
     return LEVELS.get(name, name) == "pimc"
 
 
+#: The level that plays for a solver's bot (``hard``, ``expert``) while the solver is being
+#: prepared (compiled, the first time on a machine), so that nobody waits for it.
+STAND_IN_LEVEL = "medium"
+
+
+def plays_as(level: str, solver_ready: bool) -> str:
+    """The level a bot of ``level`` plays at: its own, or ``STAND_IN_LEVEL`` for a solver's
+    bot while the solver is not ready."""
+    return STAND_IN_LEVEL if needs_solver(level) and not solver_ready else level
+
+
 __all__ = [
     "BOTS",
     "BOT_NAMES",
     "LEVELS",
     "LEVEL_SETTINGS",
+    "STAND_IN_LEVEL",
     "Bot",
     "MissingExtra",
     "UnknownBot",
@@ -214,4 +226,5 @@ __all__ = [
     "needs_solver",
     "play_game",
     "players_elsewhere",
+    "plays_as",
 ]

@@ -41,9 +41,6 @@ from backalley.record import read_record, replay
 log = logging.getLogger("backalley.server")
 
 JOBS_PER_WORKER = 500  #: a worker process is replaced after this many jobs
-#: The bot that plays for a solver's bot (``hard``, ``expert``) while the solver is being
-#: prepared, so that no table waits for its compilation (its game is then not rated).
-STAND_IN_LEVEL = "medium"
 PROGRESS_EVERY = 10.0  #: seconds between two words of the solver's preparation
 HALF_LIFE = 30.0  #: seconds: the workers' time a table had counts half as much this much later
 MOVE, REVIEW = 0, 1  #: the kinds of work, in the order they are served
@@ -334,7 +331,8 @@ class BotPool:
         self.workers = workers or max(2, (os.cpu_count() or 2) - 1)
         self.progress = progress
         #: set while the solver is ready (cleared by :meth:`warm_up` until it is): until
-        #: then a solver's bot plays as ``STAND_IN_LEVEL``, and claims and reviews wait
+        #: then a solver's bot plays as a medium one (:func:`backalley.bots.plays_as`), and
+        #: claims and reviews wait
         self.solver_ready = asyncio.Event()
         self.solver_ready.set()
         if executor is not None:
@@ -359,13 +357,10 @@ class BotPool:
         return self.solver if needs_solver(level) else self.light
 
     def plays_as(self, level: str) -> str:
-        """The level a bot of ``level`` plays at now: its own, or ``STAND_IN_LEVEL`` for a
-        solver's bot while the solver is being prepared."""
-        from backalley.bots import needs_solver
+        """The level a bot of ``level`` plays at now (:func:`backalley.bots.plays_as`)."""
+        from backalley.bots import plays_as
 
-        if needs_solver(level) and not self.solver_ready.is_set():
-            return STAND_IN_LEVEL
-        return level
+        return plays_as(level, self.solver_ready.is_set())
 
     async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
         """The bot's action, computed in a worker, for table ``key`` (a solver's bot waits
@@ -396,9 +391,10 @@ class BotPool:
         one after the other (the first compiling it, the first time on a machine: 20 s on an
         idle machine of two cores; the others from numba's cache in a second), so that they
         never take both cores from the tables at once. Until the first is ready, the
-        solver's bots play as ``STAND_IN_LEVEL`` and claims and reviews wait; ``progress``
-        is told ``"preparing"`` at the start, ``"still"`` every ``PROGRESS_EVERY`` seconds
-        and ``"ready"`` at the end, with the seconds since the start."""
+        solver's bots play as medium ones (:func:`backalley.bots.plays_as`) and claims and
+        reviews wait; ``progress`` is told ``"preparing"`` at the start, ``"still"`` every
+        ``PROGRESS_EVERY`` seconds and ``"ready"`` at the end, with the seconds since the
+        start."""
         began = time.monotonic()
         self.solver_ready.clear()
         self._tell("preparing", began)
@@ -437,4 +433,4 @@ class BotPool:
                 worker.close()
 
 
-__all__ = ["JOBS_PER_WORKER", "STAND_IN_LEVEL", "BotPool", "FairShare", "Lane", "Worker"]
+__all__ = ["JOBS_PER_WORKER", "BotPool", "FairShare", "Lane", "Worker"]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from backalley.bots import LEVELS as BOT_LEVELS
-from backalley.bots import Bot, make_bot, needs_solver
+from backalley.bots import STAND_IN_LEVEL, Bot, make_bot, plays_as
 from backalley.cards import BIG_BLOOPER, CARDS, LITTLE_BLOOPER, Card
 from backalley.engine import Game
 from backalley.record import RecordError, read_record, resume, write_record
@@ -53,10 +53,6 @@ def _seating(seating: Any, rules: Ruleset) -> tuple[int, str, str, int]:
     return seat, partner, opponents, seed
 
 
-#: The bot that plays for a strong one while the solver is being prepared.
-STAND_IN_LEVEL = "medium"
-
-
 def always_ready() -> bool:
     return True
 
@@ -82,6 +78,7 @@ class Session:
     rngs: dict[int, random.Random] = field(default_factory=dict, init=False)
     #: bot moves made by the stand-in, the solver not ready yet
     below_level: int = field(default=0, init=False)
+    stand_in: Bot | None = field(default=None, init=False)  #: made at its first move
 
     def __post_init__(self) -> None:
         for seat in range(self.game.rules.num_players):
@@ -147,9 +144,9 @@ class Session:
         assert seat is not None and seat != self.seat
         bot = self.bots[seat]
         level = self.level_of(seat)
-        if level is not None and needs_solver(level) and not solver_ready[0]():
+        if level is not None and plays_as(level, solver_ready[0]()) != level:
             self.below_level += 1
-            bot = make_bot(STAND_IN_LEVEL)
+            bot = self.stand_in = self.stand_in or make_bot(STAND_IN_LEVEL)
         return bot.act(self.game.view(seat), self.rngs[seat])
 
     def level_of(self, seat: int) -> str | None:

@@ -188,7 +188,7 @@ TABLE_KINDS = frozenset(
 
 def _by(by: Actor | None, below_level: bool) -> dict[str, Any]:
     said = {} if by is None else {"by": by.value}
-    return said | {"below_level": True} if below_level else said
+    return (said | {"below_level": True}) if below_level else said
 
 
 def _actor(data: dict[str, Any]) -> Actor | None:

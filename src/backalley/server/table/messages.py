@@ -130,18 +130,19 @@ def claim(table: Table, client: Client, message: protocol.Claim) -> Coroutine[An
     table.claiming = True
     ready = table.pool.solver_ready.is_set()
     client.send(protocol.pending(message.id, table.version, solver_ready=ready))
-    return _settle(table, client, message.id, key, state)
+    return _settle(table, client, message.id, key, seat, state)
 
 
 async def _nothing() -> None:
     pass
 
 
-async def _settle(table: Table, client: Client, id: str, key: str, state: TableState) -> None:
-    """The claim asked at ``state``, settled (see :func:`claim`)."""
+async def _settle(
+    table: Table, client: Client, id: str, key: str, seat: int, state: TableState
+) -> None:
+    """``seat``'s claim asked at ``state``, settled (see :func:`claim`)."""
     game = state.game
-    assert game is not None and game.to_move is not None
-    seat = game.to_move
+    assert game is not None
     try:
         asked = asyncio.ensure_future(table.pool.claim(write_record(game), seat, table.id))
         while not asked.done():
