@@ -26,6 +26,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
 
 from backalley.server.client import Member, Seat, create_table, exchange, take_seat
 from backalley.server.client import request as http
+from backalley.server.relay import pack_scope
 from server_support import (
     POSTGRES,
     REDIS,
@@ -389,6 +390,7 @@ def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
     finally:
         owner.stop()
         edge.stop()
+        _show(owner=owner, edge=edge)
 
 
 def test_while_redis_is_away_or_stalled_clients_are_told_to_try_again_later(
@@ -435,6 +437,78 @@ def test_while_redis_is_away_or_stalled_clients_are_told_to_try_again_later(
             owner.stop()
             edge.stop()
             redis.kill()
+            _show(owner=owner, edge=edge)
+
+
+def test_the_first_message_after_redis_restarts_is_not_lost(tmp_path: Path) -> None:
+    """A node's command client, whose pooled connection Redis closed by restarting, sends its
+    next command all the same (on a new connection): that first message after a restart was
+    lost, a forwarded request's answer among them (its client waited a minute)."""
+    from backalley.server.cluster import commands
+
+    port = free_port()
+    with own_redis(port, tmp_path) as redis:
+
+        async def publish(client: Any) -> Any:
+            async with client.pipeline(transaction=False) as pipe:
+                pipe.publish("channel", b"frame")
+                return await pipe.execute()
+
+        async def across_a_restart() -> tuple[Any, Any]:
+            client = commands(f"redis://127.0.0.1:{port}/0")
+            try:
+                before = await publish(client)
+                redis.kill()
+                redis.wait()
+                again = _start_again(redis, port, tmp_path)
+                try:
+                    return before, await publish(client)
+                finally:
+                    again.kill()
+                    again.wait()
+            finally:
+                await client.aclose()
+
+        assert run(across_a_restart()) == ([0], [0])
+
+
+def test_a_request_that_comes_twice_is_run_once() -> None:
+    """Redis may carry a message twice (a publication retried): the node holding the table
+    runs a forwarded request once, and answers it once."""
+    from backalley.server.relay import Relay
+
+    sent: list[tuple[str, str, str]] = []
+    held: list[asyncio.Future[Any]] = []
+
+    class Link:  # the part of a Cluster a Relay uses, without Redis
+        def send(self, node: str, kind: str, cid: str, payload: bytes) -> None:
+            sent.append((node, kind, cid))
+
+        def hold(self, task: asyncio.Future[Any]) -> None:
+            held.append(task)
+
+    runs = 0
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        nonlocal runs
+        runs += 1
+        await receive()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    async def twice() -> None:
+        relay = Relay(Link())  # type: ignore[arg-type]
+        relay.app = app
+        scope = {"type": "http", "method": "POST", "path": "/api/tables/t/bots", "headers": []}
+        packed = {"scope": pack_scope(scope), "body": "", "until": time.time() + 60}
+        for _ in range(2):
+            relay.receive("http", "r1", "edge", json.dumps(packed).encode())
+        relay.receive("http", "r2", "edge", json.dumps(packed).encode())  # another request
+        await asyncio.gather(*held)
+
+    run(twice())
+    assert runs == 2
+    assert sent == [("edge", "reply", "r1"), ("edge", "reply", "r2")]
 
 
 async def _closed_while_redis_is(
@@ -475,6 +549,12 @@ async def _hello_code(base: str, table_id: str, token: str) -> int | None:
             await socket_.send(json.dumps({"type": "hello", "token": token}))
             await socket_.recv()
         return closed.value.rcvd.code if closed.value.rcvd else None
+
+
+def _show(**servers: Server) -> None:
+    """Print what each of ``servers`` said (pytest shows it when the test fails)."""
+    for name, server in servers.items():
+        print(f"--- {name} said:", "".join(server.output)[-6000:])
 
 
 def _start_again(old: subprocess.Popen[bytes], port: int, folder: Path) -> subprocess.Popen[bytes]:

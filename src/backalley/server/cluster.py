@@ -53,6 +53,22 @@ def default_node_id() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
+def commands(redis_url: str) -> Redis:
+    """A client for short commands to Redis, which fail within seconds when it is away.
+
+    A command sent on a connection Redis had closed (it restarted since) is sent again
+    once, on a new connection: it never reached Redis. (The first message after a restart
+    was lost so: a forwarded request's answer among them, its client waiting a minute.)
+    Never after a timeout: a stalled Redis runs what it was sent once it wakes up."""
+    from redis.asyncio import Redis
+    from redis.asyncio.retry import Retry
+    from redis.backoff import NoBackoff
+    from redis.exceptions import ConnectionError as ConnectionLost
+
+    once = Retry(NoBackoff(), 1, supported_errors=(ConnectionLost,))
+    return Redis.from_url(redis_url, socket_connect_timeout=1, socket_timeout=2, retry=once)
+
+
 class Cluster:
     """This node's part in the cluster: its leases, its link to Redis, its relay."""
 
@@ -75,15 +91,16 @@ class Cluster:
         self.relay = Relay(self)
         # Commands (publish, keys) fail fast when Redis is away; the subscriber, which waits
         # on its socket for minutes at a time, has a client of its own.
-        self.redis: Redis = Redis.from_url(
-            redis_url, socket_connect_timeout=1, socket_timeout=2, retry_on_timeout=False
-        )
+        self.redis: Redis = commands(redis_url)
         self._listener: Redis = Redis.from_url(redis_url, socket_connect_timeout=1)
         self.subscribed = False  #: the listener hears this node's channel and the common one
         #: Redis answers commands: false from the first that failed (down, or stalled past
         #: its timeout) until the next heartbeat it takes
         self.reachable = True
-        self.back_at = 0.0  #: when Redis last came back (the monotonic clock)
+        #: when Redis last came back (the monotonic clock): a command answered after one
+        #: failed, or the listener linked again after it lost Redis (a restart may be seen
+        #: only so, by a node that sent no command meanwhile)
+        self.back_at = 0.0
         self._heard = asyncio.Event()  #: set once the listener first subscribed
         self.draining = False
         self._outbox: asyncio.Queue[tuple[str, bytes, str | None]] = asyncio.Queue()
@@ -117,6 +134,11 @@ class Cluster:
             log.info("node %s: Redis answers again", self.node)
             self.reachable = True
             self.back_at = time.monotonic()
+
+    def settling(self) -> bool:
+        """Whether Redis came back too lately for the other nodes to be heard again yet
+        (their heartbeats set again, their listeners linked): none is taken for gone."""
+        return time.monotonic() - self.back_at <= ALIVE
 
     def key(self, kind: str, node: str | None = None) -> str:
         """This cluster's key of ``kind`` for ``node`` (this one's by default)."""
@@ -380,19 +402,24 @@ class Cluster:
             for (_, _, node), count in zip(batch, heard, strict=True):
                 if node is not None and not count:
                     try:
-                        self.relay.gone(node)
+                        if self.settling():  # it may not be listening again yet
+                            self.relay.lost(node)
+                        else:
+                            self.relay.gone(node)
                     except Exception:
                         log.exception("node %s: node %s's tunnels not ended", self.node, node)
 
     async def _listen(self) -> None:
         """Read this node's channel and the common one, dispatching each message at once;
         when Redis is lost, every tunnel ends, and the link is made again when it is back."""
-        delay = 0.1
+        delay, lost = 0.1, False
         while True:
             pubsub = self._listener.pubsub()
             try:
                 await pubsub.subscribe(self.inbox(self.node), self.broadcast)
                 self.subscribed, delay = True, 0.1
+                if lost:
+                    self.back_at, lost = time.monotonic(), False
                 self._heard.set()
                 log.info("node %s: linked to the other nodes through Redis", self.node)
                 while True:
@@ -409,7 +436,7 @@ class Cluster:
                 if self.subscribed:
                     log.warning("node %s: Redis lost (%s): cross-node features wait", self.node,
                                 error)  # fmt: skip
-                self.subscribed = False
+                self.subscribed, lost = False, True
                 self.relay.lost()
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 2.0)
@@ -476,4 +503,4 @@ class Cluster:
             self.tables.lose(table_id)
 
 
-__all__ = ["Cluster", "default_node_id"]
+__all__ = ["Cluster", "commands", "default_node_id"]

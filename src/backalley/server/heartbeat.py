@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from typing import TYPE_CHECKING, Any
 
 from backalley.cards import N_
@@ -59,7 +58,7 @@ class Heartbeat:
                     raise
                 cluster.answered()
                 peers = sorted((cluster.relay.peers() | set(cluster.relay.dead)) - {cluster.node})
-                if peers and time.monotonic() - cluster.back_at > ALIVE:
+                if peers and not cluster.settling():
                     alive = await cluster.redis.mget([cluster.key("alive", p) for p in peers])
                     for peer, beat in zip(peers, alive, strict=True):
                         if beat is not None:

@@ -151,6 +151,8 @@ class Relay:
         self.edges: dict[str, EdgeTunnel] = {}
         self.owned: dict[str, OwnerTunnel] = {}
         self.waiting: dict[str, tuple[str, asyncio.Future[dict[str, Any]]]] = {}
+        self.served: dict[str, float] = {}  #: the requests run here, until they lapse
+        self._pruned = 0.0  #: when those that lapsed were last forgotten
         #: the nodes found gone, and when: a client is not sent to one, whose leases lapse soon
         self.dead: dict[str, float] = {}
 
@@ -303,12 +305,26 @@ class Relay:
                 closing = json.loads(payload)
                 edge.close(closing["code"], closing["reason"])
         elif kind in ("http", "call"):
-            task = asyncio.ensure_future(self._serve(kind, cid, sender, json.loads(payload)))
-            self.cluster.hold(task)
+            packed = json.loads(payload)
+            if self._first(cid, packed.get("until", time.time() + HTTP_WAIT)):
+                self.cluster.hold(asyncio.ensure_future(self._serve(kind, cid, sender, packed)))
         elif kind == "reply":
             waiting = self.waiting.get(cid)
             if waiting is not None and not waiting[1].done():
                 waiting[1].set_result(json.loads(payload))
+
+    def _first(self, rid: str, until: float) -> bool:
+        """Whether request ``rid`` comes here for the first time: one sent twice (Redis
+        retried its publication) is run once. Each is remembered until it is too late to run
+        (``until``, the edge's clock)."""
+        now = time.time()
+        if now > self._pruned + 1:
+            self.served, self._pruned = {r: t for r, t in self.served.items() if t > now}, now
+        if rid in self.served:
+            log.warning("a request came twice: run once")
+            return False
+        self.served[rid] = until
+        return True
 
     def _open(self, cid: str, edge: str, packed: dict[str, Any]) -> None:
         """A client of node ``edge`` connects here: served by this node's app."""
@@ -408,20 +424,23 @@ class Relay:
             if who == node and not answer.done():
                 answer.set_exception(ConnectionError(f"node {node} is gone"))
 
-    def lost(self) -> None:
-        """Redis is lost or does not answer: every tunnel ends (its messages may have been
-        lost with it), its client told that the table's server cannot be reached just now
+    def lost(self, node: str | None = None) -> None:
+        """Redis is lost or does not answer (or, just back, it has not carried a message to
+        ``node``): every tunnel ends (with ``node``, when given), as its messages may have
+        been lost, its client told that the table's server cannot be reached just now
         (``CLOSE_UNREACHABLE``: the other nodes are not gone, and a client sent to reconnect
         at once would only be refused); the answers awaited will not come. No node is taken
         for gone: their leases, in the database, say who holds what."""
         for tunnel in list(self.edges.values()):
-            tunnel.close(
-                protocol.CLOSE_UNREACHABLE, "the server holding this table cannot be reached"
-            )
+            if node in (None, tunnel.owner):
+                tunnel.close(
+                    protocol.CLOSE_UNREACHABLE, "the server holding this table cannot be reached"
+                )
         for owned in list(self.owned.values()):
-            owned.gone()
-        for _, answer in list(self.waiting.values()):
-            if not answer.done():
+            if node in (None, owned.edge):
+                owned.gone()
+        for who, answer in list(self.waiting.values()):
+            if node in (None, who) and not answer.done():
                 answer.set_exception(ConnectionError("Redis is lost"))
 
 
