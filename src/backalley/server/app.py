@@ -15,14 +15,12 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
 
 from backalley.bots import BOT_NAMES, LEVELS
 from backalley.cards import N_
@@ -40,6 +38,7 @@ from backalley.server.account_routes import (
     session_of,
 )
 from backalley.server.accounts import Accounts
+from backalley.server.assets import WEB, Assets
 from backalley.server.bots import BotPool
 from backalley.server.limits import (
     GUESSES_PER_MINUTE,
@@ -49,7 +48,7 @@ from backalley.server.limits import (
     address_of,
     may_guess,
 )
-from backalley.server.middleware import Forwarder, SecurityHeaders
+from backalley.server.middleware import Compressed, Forwarder, SecurityHeaders
 from backalley.server.refusals import HANDLERS
 from backalley.server.registry import Tables
 from backalley.server.requests import bearer, body, catalog_of
@@ -245,7 +244,15 @@ async def about(request: Request) -> Response:
     )
 
 
-WEB = Path(__file__).resolve().parent.parent / "web"  #: the browser client's files
+#: The page's routes: one page for all, which reads its route from the address.
+PAGES = (
+    "/",
+    "/t/{table_id}",
+    "/replay/{table_id}",
+    "/account",
+    "/players/{account}",
+    "/leaderboard",
+)
 _MESSAGE = re.compile(r"""\bt\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
 
 
@@ -267,11 +274,6 @@ async def catalog(request: Request) -> Response:
     translations = translator(lang)
     messages = {m: translations.gettext(m) for m in web_messages()}
     return JSONResponse({"lang": lang, "messages": {k: v for k, v in messages.items() if k != v}})
-
-
-async def page(request: Request) -> Response:
-    """The browser client: one page, which reads its route from the address."""
-    return FileResponse(WEB / "index.html", headers={"cache-control": "no-cache"})
 
 
 async def game_replay(request: Request) -> Response:
@@ -369,15 +371,12 @@ def create_app(
             if tables.cluster is not None:  # then its leases go: the others take its tables
                 await tables.cluster.stop()
 
+    assets = Assets()
     routes = [
-        Route("/", page),
-        Route("/t/{table_id}", page),
-        Route("/replay/{table_id}", page),
-        Route("/account", page),
-        Route("/players/{account}", page),
-        Route("/leaderboard", page),
+        *(Route(path, assets.index) for path in PAGES),
         *ROUTES,
-        Mount("/static", StaticFiles(directory=WEB), name="static"),
+        Route("/static/{release}/{name}", assets.released),
+        Route("/static/{name}", assets.plain),
         Route("/api", about),
         Route("/api/i18n/{lang}", catalog),
         Route("/api/tables", create_table, methods=["POST"]),
@@ -401,6 +400,7 @@ def create_app(
     )
     app.add_middleware(CookieGuard)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(Compressed)
     app.add_middleware(Forwarder)  # outermost: a forwarded request is served whole elsewhere
     return app
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from starlette.datastructures import Headers
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 
 from backalley.server import protocol
+from backalley.server.assets import accepts_gzip
 from backalley.server.refusals import refused
 from backalley.server.settings import TableError
 
@@ -76,6 +79,23 @@ async def _refuse(scope: Any, receive: Any, send: Any, error: TableError) -> Non
                     "reason": "the table cannot be served just now"})  # fmt: skip
 
 
+class Compressed(GZipMiddleware):
+    """ASGI middleware: an HTTP answer gzipped when the client takes gzip (not at ``q=0``,
+    which Starlette's own reads as a yes) and it is long enough. The client's files come
+    gzipped already (:mod:`~backalley.server.assets`), and are sent as they come."""
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app, minimum_size=1024, compresslevel=6)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and not accepts_gzip(
+            Headers(scope=scope).get("accept-encoding", "")
+        ):
+            await self.app(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
 class SecurityHeaders:
     """ASGI middleware: :data:`SECURITY_HEADERS` on every HTTP answer."""
 
@@ -96,4 +116,4 @@ class SecurityHeaders:
         await self.app(scope, receive, sending)
 
 
-__all__ = ["SECURITY_HEADERS", "Forwarder", "SecurityHeaders"]
+__all__ = ["SECURITY_HEADERS", "Compressed", "Forwarder", "SecurityHeaders"]

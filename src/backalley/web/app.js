@@ -1,14 +1,9 @@
 // The page's entry: the header (language, sound, settings), and the route from the address.
-import { renderAccount } from "./account.js";
 import { me } from "./api.js";
 import { toast } from "./dom.js";
 import { LANGUAGES, chooseLanguage, t, useLanguage } from "./i18n.js";
-import { renderHome } from "./home.js";
-import { renderLeaderboard, renderProfile } from "./players.js";
-import { renderReplay } from "./replay.js";
 import { allowNotifications } from "./signal.js";
 import { onSetting, setSetting, setting } from "./settings.js";
-import { renderTable } from "./table.js";
 
 let leave = null;
 let routed = 0;  // the routes taken: a page that comes late to one already left is let go at once
@@ -35,12 +30,25 @@ async function route() {
     const replay = path.match(/^\/replay\/([\w-]+)$/);
     const player = path.match(/^\/players\/([\w-]+)$/);
     let left;
-    if (table) left = await renderTable(main, table[1], new URLSearchParams(location.search), go);
-    else if (replay) left = await renderReplay(main, replay[1], new URLSearchParams(location.search));
-    else if (player) left = await renderProfile(main, player[1]);
-    else if (path === "/leaderboard") left = await renderLeaderboard(main);
-    else if (path === "/account") left = await renderAccount(main, go);
-    else left = await renderHome(main, go);
+    if (table) {
+      const { renderTable } = await import("./table.js");
+      left = await renderTable(main, table[1], new URLSearchParams(location.search), go);
+    } else if (replay) {
+      const { renderReplay } = await import("./replay.js");
+      left = await renderReplay(main, replay[1], new URLSearchParams(location.search));
+    } else if (player) {
+      const { renderProfile } = await import("./players.js");
+      left = await renderProfile(main, player[1]);
+    } else if (path === "/leaderboard") {
+      const { renderLeaderboard } = await import("./players.js");
+      left = await renderLeaderboard(main);
+    } else if (path === "/account") {
+      const { renderAccount } = await import("./account.js");
+      left = await renderAccount(main, go);
+    } else {
+      const { renderHome } = await import("./home.js");
+      left = await renderHome(main, go);
+    }
     if (mine === routed) leave = left;
     else if (left) left();
   } catch (error) {

@@ -6,6 +6,8 @@
 // then (it is catching up with its database, or the write failed) is sent again, with its id,
 // a few times, waiting longer each time; so is one that reached a table as it moved to
 // another server node.
+import { CLOSE } from "./protocol.js";
+
 const TRANSIENT = new Set(["recovering", "not_stored", "moved"]);
 const TRIES = 6;
 
@@ -55,11 +57,11 @@ export class TableConnection {
     };
     this.socket.onclose = (closing) => {
       if (this.closed) return;
-      if ([4401, 4404, 4410].includes(closing.code)) {
+      if ([CLOSE.UNAUTHORIZED, CLOSE.NO_TABLE, CLOSE.LEFT].includes(closing.code)) {
         this.onStatus("refused", closing.code);
         return;
       }
-      if (closing.code === 4429) {  // too many wrong links from this address: wait a while
+      if (closing.code === CLOSE.GUESSING) {  // too many wrong links from this address: wait a while
         this.onStatus("guessing");
         setTimeout(() => this.open(), 30000);
         return;

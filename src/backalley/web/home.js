@@ -4,7 +4,7 @@ import { about, call, credentialOf, me, remember, remembered } from "./api.js";
 import { botLabel } from "./cards.js";
 import { element, keepName, nameField, toast } from "./dom.js";
 import { t } from "./i18n.js";
-import { rulesLine } from "./table.js";
+import { rulesLine } from "./rules.js";
 
 const LOBBY_EVERY = 4000;  // ms between two looks at the lobby
 

@@ -1,0 +1,11 @@
+// How a table plays, in one line: for its join page, its waiting room and info, and the lobby.
+import { t } from "./i18n.js";
+
+/** Who sits where and what is played, for a join page or the lobby: "standard · 3, 2, 1". */
+export function rulesLine(table) {
+  const options = Object.entries(table.options || {}).filter(([key]) => key !== "hand_sizes");
+  const parts = [table.rules, t("deals of {sizes} cards", { sizes: table.hand_sizes.join(", ") })];
+  for (const [key, value] of options) parts.push(`${key} ${JSON.stringify(value)}`);
+  if (table.turn_timer) parts.push(t("turn timer {n} s", { n: table.turn_timer }));
+  return parts.join(" · ");
+}
