@@ -4,9 +4,13 @@ saves the README's screenshots into docs/images/web/ (else into the test's folde
 
 from __future__ import annotations
 
-import gzip
+import asyncio
+import itertools
 import json
+import random
+import re
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +19,8 @@ import pytest
 from backalley import Phase
 from backalley.analysis import claim_holds
 from backalley.record import read_record, replay, verify
-from backalley.server.client import create_table, seat_bot, take_seat
+from backalley.server.assets import Assets, protocol_module
+from backalley.server.client import Seat, create_table, seat_bot, take_seat
 from backalley.server.client import request as http
 from browser_support import (
     DESKTOP,
@@ -37,7 +42,17 @@ from browser_support import (
     shots,
     sit,
 )
-from server_support import Server, database, full, server, small_disk, stored_log
+from server_support import (
+    Server,
+    database,
+    full,
+    new_table,
+    play_randomly,
+    run,
+    server,
+    small_disk,
+    stored_log,
+)
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 __all__ = ["browser", "server", "shots", "small_disk"]  # fixtures
@@ -70,6 +85,7 @@ addEventListener("DOMContentLoaded", () => {
 
 
 WON = "document.querySelector('[data-winner]')"
+LOG = "(document.querySelector('.talk .log') || {}).textContent"  #: the table's log, as said
 
 
 def completed_tricks(record: dict[str, Any]) -> list[str]:
@@ -101,7 +117,8 @@ def check_seating(page: Any) -> None:
 def test_one_person_and_three_bots_play_a_short_game(
     server: Server, browser: Any, shots: Path
 ) -> None:
-    for name, viewport in (("phone", PHONE), ("desktop", DESKTOP)):
+    # The README's screenshots: a phone of 390 px (test_web_layout.py measures 360 px too).
+    for name, viewport in (("phone", {"width": 390, "height": 844}), ("desktop", DESKTOP)):
         watched = Watched(browser, viewport, settings={"speed": "normal"})
         watched.context.add_init_script(RESTS)
         page = watched.page
@@ -219,6 +236,118 @@ def test_the_replay_hides_a_deals_points_until_its_last_card_and_plays_itself(
     watched.close()
 
 
+def test_the_replay_counts_a_thrown_in_deal_apart_and_shows_the_turn_up(
+    server: Server, browser: Any
+) -> None:
+    """A deal everyone passed is thrown in and dealt again: the replay names it so, and
+    numbers the game's deals as the score sheet does ("deal 1 of 2" after it, not "deal 2 of
+    3"); every frame shows its turn-up in the trump's corner."""
+    table, tokens = new_table(server.base, hand_sizes=[2, 1])
+
+    async def game() -> None:
+        async def seat(number: int) -> None:
+            async with Seat.connect(server.base, table["id"], token=tokens[number]) as client:
+                await client.until(lambda s: s.view is not None and (s.my_turn or s.over))
+                assert (await client.reply(await client.act("pass")))["type"] == "ack"
+                await play_randomly(client, random.Random(number))
+
+        await asyncio.gather(*(seat(n) for n in range(4)))
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's own loop runs in this one
+        thread.submit(run, game()).result()
+    replay = http(server.base, "GET", f"/api/tables/{table['id']}/replay", token=tokens[0])[1]
+    assert [d["thrown_in"] for d in replay["deals"]][:1] == ["all_pass"]
+    played = sum(1 for d in replay["deals"] if not d["thrown_in"])
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    sit(page, server.base, table["id"], 0, tokens[0], "P0")
+    page.goto(f"{server.base}/replay/{table['id']}")
+    page.wait_for_selector(".open-hand .card")
+    assert page.locator(".replay-title").inner_text().startswith("thrown in: everyone passed")
+    first = replay["deals"][0]["frames"][0]["turned_up"]
+    assert cards_in(page, ".replay-felt .turned-up .card") == first
+    page.click("[data-step=next-deal]")
+    assert page.locator(".replay-title").inner_text().startswith(f"deal 1 of {played}")
+    watched.close()
+
+
+def test_a_late_page_is_told_the_deals_so_far_and_the_timer_says_what_it_did(
+    server: Server, browser: Any
+) -> None:
+    """A page that connects after deal 1 began (every "Play now", spectator and rematch) tells
+    it from the table's history, as it would have live; the turn timer's moves are said as a
+    bid made for you, or a card played for you."""
+    table = create_table(server.base, {"hand_sizes": [2, 1], "pace": 0, "turn_timer": 1})
+    token = take_seat(server.base, table, 0, "Ana")
+    for seat in (1, 2, 3):
+        seat_bot(server.base, table, seat, "easy")
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    sit(page, server.base, table["id"], 0, token, "Ana")
+    log = page.locator(".talk .log")
+    page.wait_for_function(f"/Deal 1: 2 cards, dealt by/.test({LOG})")
+    assert log.locator("li").first.inner_text().startswith("Deal 1: 2 cards, dealt by")
+    page.wait_for_function(f"/you were made to bid/.test({LOG})")
+    page.wait_for_selector(".overlay.end", timeout=60_000)
+    said = log.inner_text()
+    assert "Time ran out: you were made to bid" in said and "was played for you" in said
+    assert "was played for you" not in said.split("you were made to bid")[0]  # a bid first
+    heading = page.locator("h1.sr").text_content()
+    assert heading == "Back Alley table, the game is over", heading  # not "deal 3"
+    # A new page on the finished game: the whole story, deal by deal, with each result.
+    late = watched.new_page()
+    sit(late, server.base, table["id"], 0, token, "Ana")
+    late.wait_for_selector(".overlay.end")
+    lines = late.locator(".talk .log li.note").all_inner_texts()
+    deals = [line for line in lines if line.startswith("Deal ")]
+    assert deals[0].startswith("Deal 1: 2 cards") and deals[-1].startswith("Deal 2: 1 card")
+    assert any(" bid " in line and "took" in line for line in lines)  # a deal's result
+    watched.close()
+
+
+def test_the_hand_is_sorted_as_card_sites_sort_it(server: Server, browser: Any) -> None:
+    """Every trump (the Bloopers too) at the right-hand end, highest last; the plain suits
+    before them, each together and low to high, their colours alternating wherever the hand
+    allows it; nothing lost or added. Checked on 400 random hands and each trump, in the
+    page's own module."""
+    watched = Watched(browser, DESKTOP)
+    page = watched.page
+    page.goto(server.base + "/")
+    deck = [r + s for s in "SHDC" for r in "23456789TJQKA"] + ["LJ", "BJ"]
+    rng = random.Random(7)
+    cases = [
+        (rng.sample(deck, rng.randint(1, 13)), rng.choice(["S", "H", "D", "C", None]))
+        for _ in range(400)
+    ]
+    sorted_ = page.evaluate(
+        "async (cases) => { const { sortHand } = await import('/static/cards.js');"
+        " return cases.map(([hand, trump]) => sortHand(hand, trump)); }",
+        cases,
+    )
+    red = {"H", "D"}
+    for (hand, trump), shown in zip(cases, sorted_, strict=True):
+        assert sorted(shown) == sorted(hand), (hand, shown)
+        suits = [c[1] if c not in ("LJ", "BJ") else "J" for c in shown]
+        trumps = [i for i, c in enumerate(shown) if suits[i] in (trump, "J")]
+        assert trumps == list(range(len(shown) - len(trumps), len(shown))), (trump, shown)
+        assert [c for c in shown if c in ("LJ", "BJ")] == [c for c in ("LJ", "BJ") if c in hand]
+        runs = [suit for i, suit in enumerate(suits) if i == 0 or suit != suits[i - 1]]
+        assert len(runs) == len(set(runs)), shown  # each suit together
+        for suit in set(suits) - {"J"}:
+            ranks = ["23456789TJQKA".index(c[0]) for c in shown if c[1:] == suit]
+            assert ranks == sorted(ranks), shown
+        plain = [suit for suit in runs if suit not in (trump, "J")]
+        tail = [trump] if trump in runs else []
+
+        def touching(order: list[str]) -> int:
+            return sum((a in red) == (b in red) for a, b in itertools.pairwise(order))
+
+        # As few same-colour neighbours as any order of these suits has, the trump last.
+        fewest = min(touching([*order, *tail]) for order in itertools.permutations(plain))
+        assert touching(plain + tail) == fewest, (trump, shown)
+    watched.close()
+
+
 def test_four_people_play_a_deal_together(server: Server, browser: Any) -> None:
     host = Watched(browser, DESKTOP)
     table = create(host.page, server.base, bots=False)
@@ -288,9 +417,29 @@ def test_a_spectator_sees_no_hand(server: Server, browser: Any) -> None:
     host.close()
 
 
-def test_the_pages_own_javascript_and_css_are_under_60_kb_gzip() -> None:
-    files = sorted(WEB.glob("*.js")) + sorted(WEB.glob("*.css"))
-    size = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
+def modules_of(entry: str, route: str) -> set[str]:
+    """The modules a page loads: ``entry``'s imports, and theirs, with the one module its
+    ``route`` imports when it is taken (``import("./table.js")``); no other page's."""
+    static = re.compile(r'^import [^;]*? from "\./([\w.]+)";', re.M)
+    loaded, waiting = set(), [entry, route]
+    while waiting:
+        name = waiting.pop()
+        if name not in loaded:
+            loaded.add(name)
+            source = protocol_module() if name == "protocol.js" else (WEB / name).read_text()
+            waiting += static.findall(source)
+    return loaded
+
+
+def test_each_page_loads_only_its_modules_under_60_kb_gzip() -> None:
+    """The table's page, the largest, weighs under 60 KB of JS and CSS as the server sends
+    them (each file gzipped); the home page loads none of the table's modules."""
+    table = modules_of("app.js", "table.js")
+    home = modules_of("app.js", "home.js")
+    assert {"table.js", "state.js", "hand.js", "felt.js", "protocol.js"} <= table
+    assert not home & {"table.js", "state.js", "hand.js", "felt.js", "messages.js"}, home
+    assets = Assets()
+    size = sum(len(assets.files[name].gzipped) for name in table | {"style.css"})
     assert size < 60_000, size
 
 
@@ -551,6 +700,49 @@ def test_an_undo_against_bots_takes_back_our_card(server: Server, browser: Any) 
     assert "took back" in page.locator(".talk .log").inner_text()
     record = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=token)[1]
     assert record["takebacks"] == 1 and played not in record["deals"][-1]["play"]
+    watched.close()
+
+
+def test_no_undo_while_a_trick_rests_and_focus_stays_on_its_button(
+    server: Server, browser: Any
+) -> None:
+    """While a finished trick rests (the tap setting: until a tap), Undo is not offered, and
+    comes back once the table is caught up; a button under the keyboard's focus keeps it
+    when another seat plays and the buttons are drawn again."""
+    table, token = against_bots(server.base, hand_sizes=[4], pace=1.2)
+    watched = Watched(browser, DESKTOP, settings={"speed": "tap"})
+    page = watched.page
+    sit(page, server.base, table["id"], 0, token, "Ana")
+    rested = focused = False
+    while not (rested and focused):
+        page.wait_for_function(f"{MY_TURN} || {RESTING} || {OVER}")
+        assert not page.locator(".overlay.end").count(), (rested, focused)
+        if page.evaluate(RESTING):
+            assert page.locator("[data-action=undo]").count() == 0
+            rested = True
+            page.click(".felt", position={"x": 5, "y": 5})  # a tap: the trick goes
+            page.wait_for_function(f"!({RESTING})")
+            continue
+        trick = page.locator(".trick .card").count()
+        last = page.locator("[data-action=last]")
+        if (
+            not focused
+            and trick < 3
+            and page.locator(".hand .card.legal").count()
+            and last.is_enabled()
+        ):
+            act_once(page)  # our card; then the focus on "Last trick" while the bots play
+            page.wait_for_function(f"document.querySelectorAll('.trick .card').length > {trick}")
+            last.focus()
+            page.wait_for_function(
+                f"document.querySelectorAll('.trick .card').length > {trick + 1}"
+            )
+            page.wait_for_timeout(100)
+            assert page.evaluate("document.activeElement.dataset.action") == "last"
+            focused = True
+            continue
+        act_once(page)
+        page.wait_for_timeout(50)
     watched.close()
 
 

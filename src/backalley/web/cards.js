@@ -39,6 +39,41 @@ export function suitLabel(suit) {
   return suit ? suitName(suit) : t("no trump");
 }
 
+const RANK_ORDER = "23456789TJQKA";
+const RED = new Set(["H", "D"]);
+
+/** The orders of ``suits`` (every permutation: at most 24). */
+function orders(suits) {
+  if (suits.length <= 1) return [suits];
+  return suits.flatMap((suit, i) => orders([...suits.slice(0, i), ...suits.slice(i + 1)]).map((rest) => [suit, ...rest]));
+}
+
+/** How many neighbours of ``suits`` (in order) are of one colour. */
+function sameColour(suits) {
+  let same = 0;
+  for (let i = 1; i < suits.length; i++) same += RED.has(suits[i]) === RED.has(suits[i - 1]) ? 1 : 0;
+  return same;
+}
+
+/** A hand as card sites sort it: the plain suits first, their colours alternating as far as
+ * the hand allows, then the trumps, then the Bloopers (trumps too), so that every trump is at
+ * the right-hand end; low to high within a suit. */
+export function sortHand(cards, trump) {
+  const bySuit = new Map();
+  for (const card of cards) {
+    const suit = card.length === 2 && card !== "BJ" && card !== "LJ" ? card[1] : "J";
+    if (!bySuit.has(suit)) bySuit.set(suit, []);
+    bySuit.get(suit).push(card);
+  }
+  const plain = ["S", "H", "C", "D"].filter((suit) => suit !== trump && bySuit.has(suit));
+  const tail = trump && bySuit.has(trump) ? [trump] : [];
+  const best = orders(plain).reduce((a, b) => (sameColour([...b, ...tail]) < sameColour([...a, ...tail]) ? b : a));
+  const rank = (card) => RANK_ORDER.indexOf(card[0]);
+  const sorted = [...best, ...tail].flatMap((suit) => bySuit.get(suit).sort((a, b) => rank(a) - rank(b)));
+  const bloopers = ["LJ", "BJ"].filter((card) => cards.includes(card));
+  return [...sorted, ...bloopers];
+}
+
 /** A card: a button when it may be chosen (its caller says when), a picture otherwise.
  * ``dim``: a card that may not be played now. */
 export function cardElement(card, { button = false, dim = false } = {}) {

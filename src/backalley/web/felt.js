@@ -206,17 +206,23 @@ export async function dealIn(ctx, dealer) {
 
 // ---------------------------------------------------------------------- corners
 
+/** The trump's corner: its badge and name, and the turn-up beside them (the table's and the
+ * replay's). */
+export function trumpCorner(box, { trump, turned_up: turnedUp, lone_joker: loneJoker = null }) {
+  const suit = element("span", { class: `trump-suit s-${trump || "none"}`, "aria-hidden": "true", text: trumpSymbol(trump) });
+  const none = loneJoker ? t("only {card} is trump", { card: loneJoker }) : t("no trump");
+  const label = element("span", { class: "trump-name", text: trump ? t("trump: {suit}", { suit: suitLabel(trump) }) : none });
+  const up = element("div", { class: "turned-up", role: "group", "aria-label": t("turn-up") });
+  for (const card of turnedUp) up.append(cardElement(card));
+  box.replaceChildren(element("div", { class: "trump-line" }, suit, label), up);
+}
+
 export function drawTrump(ctx) {
   const view = ctx.state.shown;
   const box = ctx.page.trumpBox;
   box.replaceChildren();
   if (!view) return;
-  const suit = element("span", { class: `trump-suit s-${view.trump || "none"}`, "aria-hidden": "true", text: trumpSymbol(view.trump) });
-  const none = view.lone_joker ? t("only {card} is trump", { card: view.lone_joker }) : t("no trump");
-  const label = element("span", { class: "trump-name", text: view.trump ? t("trump: {suit}", { suit: suitLabel(view.trump) }) : none });
-  const up = element("div", { class: "turned-up", role: "group", "aria-label": t("turn-up") });
-  for (const card of view.turned_up) up.append(cardElement(card));
-  box.append(element("div", { class: "trump-line" }, suit, label), up);
+  trumpCorner(box, view);
   if (view.joker_shown) {
     const line = element("p", { class: "joker-line" }, t("{name} discarded", { name: ctx.nameOf(view.joker_shown.seat) }), " ", cardElement(view.joker_shown.card));
     if (view.drawn) line.append(` ${t("and drew")} `, cardElement(view.drawn));

@@ -1,5 +1,5 @@
 // This seat's part: its hand and bids drawn (and played from), and the buttons under them.
-import { bidLabel, cardElement } from "./cards.js";
+import { bidLabel, cardElement, sortHand } from "./cards.js";
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { focusItem, rovingStart } from "./keys.js";
@@ -51,7 +51,7 @@ export function drawMine(ctx) {
   if (view && view.hand) {
     const playing = turn && view.phase === "play";
     const legal = new Set(playing ? view.legal : []);
-    for (const card of view.hand) {
+    for (const card of sortHand(view.hand, view.trump)) {
       const button = cardElement(card, { button: true, dim: playing && !legal.has(card) });
       if (!legal.has(card)) button.setAttribute("aria-disabled", "true");
       else button.classList.add("legal");
@@ -75,6 +75,7 @@ export function drawMine(ctx) {
 function drawActions(ctx) {
   const { state, page } = ctx;
   const view = state.shown;
+  const focused = page.actions.contains(document.activeElement) ? document.activeElement.dataset.action : null;
   page.actions.replaceChildren();
   const add = (action, label, onClick, { hidden = false, disabled = false } = {}) => {
     if (hidden) return null;
@@ -86,7 +87,10 @@ function drawActions(ctx) {
   };
   const seated = view && view.seat !== null;
   const latest = state.view;  // what the server says now, even while a trick rests on the table
-  add("undo", t("Undo"), () => ctx.connection.send({ type: "undo" }), { hidden: !(latest && latest.undo && !state.sent) });
+  // Undo only when it can be taken: the table caught up with (no trick resting, no move on its
+  // way) and the server willing.
+  const undoable = latest && latest.undo && !state.sent && state.shown === latest && !ctx.queue.pausing;
+  add("undo", t("Undo"), () => ctx.connection.send({ type: "undo" }), { hidden: !undoable });
   add("claim", t("Claim the rest"), () => ctx.connection.send({ type: "claim" }), {
     hidden: !seated || view.phase !== "play", disabled: !(myTurn(view) && view.phase === "play"),
   });
@@ -96,6 +100,11 @@ function drawActions(ctx) {
   if (state.keysOpen) {
     page.actions.append(element("p", { class: "keys", id: "keys-help", text: t("Arrows move in your hand and in the bids; Enter or Space plays; U takes back; L shows the last trick; C claims the rest; Space or a tap goes on after a trick.") }));
     keys.setAttribute("aria-controls", "keys-help");
+  }
+  if (focused) {  // redrawn under the reader's focus (another seat played): it stays there
+    const again = page.actions.querySelector(`[data-action="${focused}"]`);
+    if (again && !again.disabled) again.focus();
+    else page.felt.focus();
   }
 }
 

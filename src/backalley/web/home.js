@@ -71,7 +71,7 @@ export async function renderHome(main, go) {
 }
 
 function seatsLine(entry) {
-  return entry.seats.map((s) => (s.name ? `${s.name}${s.bot ? ` (${botLabel(s)})` : ""}` : "·")).join(", ");
+  return entry.seats.map((s) => (s.name ? `${s.name}${s.bot ? ` (${botLabel(s)})` : ""}` : t("free seat"))).join(", ");
 }
 
 function drawLobby(section, lobby, name, go) {
@@ -185,7 +185,7 @@ async function yourGames() {
   tables.forEach(([id], index) => {
     const info = infos[index];
     if (!info) return;
-    const names = info.seats.map((s) => s.name || "·").join(", ");
+    const names = info.seats.map((s) => s.name || t("free seat")).join(", ");
     const href = info.status === "finished" ? `/replay/${id}` : `/t/${id}`;
     const status = { open: t("waiting for players"), playing: t("in play"), finished: t("over"), ended: t("closed") }[info.status];
     list.append(element("li", {}, element("a", { href, text: `${names}` }), ` — ${status}`));

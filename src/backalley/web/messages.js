@@ -5,7 +5,7 @@ import { toast } from "./dom.js";
 import { collect, dealIn, drawBanner, drawPods, drawTrick, flyIn, markWinner } from "./felt.js";
 import { drawMine, takeFromHand } from "./hand.js";
 import { t } from "./i18n.js";
-import { addLine, announceDeal, describeEvent, note, speak, timedOut } from "./narration.js";
+import { addLine, announceDeal, describeEvent, note, speak, tellStory, timedOut } from "./narration.js";
 import { drawOverlay } from "./overlays.js";
 import { drawAll, render } from "./render.js";
 import { PAUSES, setting } from "./settings.js";
@@ -53,6 +53,8 @@ function takeSnapshot(ctx, message) {
   for (const event of message.type === "state" ? message.chat : message.events) {
     if (event.kind === "chat") addLine(ctx, { name: event.name, text: event.text });
   }
+  if (message.type === "state" && message.view && !ctx.state.told) tellStory(ctx, message.view);
+  ctx.state.told ||= Boolean(message.view);  // once: a reconnection's state adds nothing
   ctx.queue.replace({ jump: true, view: message.view });
   drawInfo(ctx);
 }
@@ -102,6 +104,7 @@ export async function showMessage(ctx, message) {
       break;
     case "deal":
       announceDeal(ctx, event, view);
+      state.told = true;
       if (view) render(ctx, view);
       sound("deal");
       await dealIn(ctx, event.dealer);
@@ -144,6 +147,7 @@ async function showCard(ctx, event, view) {
   const speed = setting("speed");
   const wait = ctx.hurry() || state.claiming ? 150 : PAUSES[speed] === undefined ? PAUSES.normal : PAUSES[speed];
   if (wait === null) drawBanner(ctx, `${won} · ${t("tap to go on")}`, "won");
+  ctx.page.actions.querySelector("[data-action=undo]")?.remove();  // not while the trick rests
   await ctx.queue.pause(wait);
   sound("trick");
   await collect(ctx, event.won_by);

@@ -24,6 +24,35 @@ export function speak(text) {
   if (region) region.textContent = text;
 }
 
+/** What happened before this page connected, told from the table's history as it would have
+ * been live: every deal's announcement and result, then the deal in play's with its bids. */
+export function tellStory(ctx, view) {
+  let counted = 0;
+  for (const deal of view.history) {
+    note(ctx, dealLine(counted + 1, deal.hand_size, ctx.nameOf(deal.dealer)));
+    if (deal.thrown_in) note(ctx, thrownInLabel(deal.thrown_in));
+    else counted++;
+    if (deal.points && !deal.thrown_in) noteResult(ctx, deal);
+  }
+  if (view.phase !== "bid" && view.phase !== "play") return;
+  announceCurrent(ctx, view, view.dealer, view.bids.length === 0);
+  for (const [seat, bid] of view.bids) note(ctx, t("{name} bids {bid}", { name: ctx.nameOf(seat), bid: bidLabel(bid) }));
+}
+
+function dealLine(n, cards, name) {
+  const said = { n, cards, name };
+  return cards === 1 ? t("Deal {n}: 1 card, dealt by {name}", said) : t("Deal {n}: {cards} cards, dealt by {name}", said);
+}
+
+/** The deal in ``view``: its number, size and dealer, its turn-up, and who bids first. */
+function announceCurrent(ctx, view, dealer, first) {
+  note(ctx, dealLine(view.counted_deals + 1, view.hand_size, ctx.nameOf(dealer)));
+  const up = view.turned_up.map(cardText).join(" ");
+  note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: suitLabel(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
+  if (view.joker_shown) note(ctx, t("{name} shows {card}, discards it and draws a card", { name: ctx.nameOf(view.joker_shown.seat), card: cardText(view.joker_shown.card) }));
+  if (first && view.phase === "bid" && view.to_move !== null) note(ctx, t("{name} bids first", { name: ctx.nameOf(view.to_move) }));
+}
+
 export function announceDeal(ctx, event, view) {
   const { state } = ctx;
   const last = view && view.history.length ? view.history[view.history.length - 1] : null;
@@ -34,14 +63,7 @@ export function announceDeal(ctx, event, view) {
   } else if (last && last.points && state.shown && state.shown.history.length < view.history.length) {
     noteResult(ctx, last);
   }
-  if (!view) return;
-  const number = view.counted_deals + 1;
-  const said = { n: number, cards: view.hand_size, name: ctx.nameOf(event.dealer) };
-  note(ctx, view.hand_size === 1 ? t("Deal {n}: 1 card, dealt by {name}", said) : t("Deal {n}: {cards} cards, dealt by {name}", said));
-  const up = view.turned_up.map(cardText).join(" ");
-  note(ctx, view.trump ? t("Turn-up {cards}: {suit} are trump", { cards: up, suit: suitLabel(view.trump) }) : t("Turn-up {cards}: no trump", { cards: up }));
-  if (view.joker_shown) note(ctx, t("{name} shows {card}, discards it and draws a card", { name: ctx.nameOf(view.joker_shown.seat), card: cardText(view.joker_shown.card) }));
-  if (view.phase === "bid" && view.to_move !== null) note(ctx, t("{name} bids first", { name: ctx.nameOf(view.to_move) }));
+  if (view) announceCurrent(ctx, view, event.dealer, true);
 }
 
 /** A played deal's result in the log: each side's contract, tricks and points. */
@@ -81,10 +103,16 @@ export function describeEvent(ctx, event) {
 }
 
 export function timedOut(ctx, event) {
-  const card = event.kind === "card" ? cardText(event.action) : bidLabel(event.action);
-  const text = event.seat === ctx.me()
-    ? t("Time ran out: {action} was played for you", { action: card })
-    : t("{name} ran out of time: {action} was played for them", { name: ctx.nameOf(event.seat), action: card });
+  const mine = event.seat === ctx.me();
+  const said = { name: ctx.nameOf(event.seat) };
+  let text;
+  if (event.kind === "card") {
+    said.action = cardText(event.action);
+    text = mine ? t("Time ran out: {action} was played for you", said) : t("{name} ran out of time: {action} was played for them", said);
+  } else {
+    said.bid = bidLabel(event.action);
+    text = mine ? t("Time ran out: you were made to bid {bid}", said) : t("{name} ran out of time: {bid} was bid for them", said);
+  }
   note(ctx, text);
   speak(text);
 }

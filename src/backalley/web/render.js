@@ -26,7 +26,9 @@ export function drawAll(ctx) {
   const { state, page } = ctx;
   if (!state.table) return;
   const view = state.shown;
-  page.heading.textContent = view ? t("Back Alley table, deal {n}", { n: view.counted_deals + 1 }) : t("Back Alley table");
+  const deals = state.table.hand_sizes.length;
+  if (view && view.phase === "over") page.heading.textContent = t("Back Alley table, the game is over");
+  else page.heading.textContent = view ? t("Back Alley table, deal {n} of {total}", { n: Math.min(view.counted_deals + 1, deals), total: deals }) : t("Back Alley table");
   drawPods(ctx);
   drawTrump(ctx);
   drawScores(ctx);

@@ -3,11 +3,12 @@
 // once its last card is down, and each deal's review alongside. It plays itself, or card by
 // card. The frames come from the server's engine, so the page works out nothing itself.
 import { call, credentialOf, reviewOf } from "./api.js";
-import { bidLabel, cardElement, seatName, trumpSymbol } from "./cards.js";
+import { bidLabel, cardElement, seatName } from "./cards.js";
 import { element } from "./dom.js";
-import { feltSkeleton, layTrick, placeOf } from "./felt.js";
+import { feltSkeleton, layTrick, placeOf, trumpCorner } from "./felt.js";
 import { t } from "./i18n.js";
 import { reviewNodes } from "./review.js";
+import { thrownInLabel } from "./sheet.js";
 
 const STEP = 900;  // ms a card while the replay plays itself
 
@@ -54,6 +55,10 @@ export async function renderReplay(main, tableId, params) {
   main.replaceChildren(root);
 
   const last = (d) => game.deals[d].frames.length - 1;
+  // A deal thrown in is dealt again: it is not one of the game's deals, which are counted
+  // (and numbered) as the score sheet counts them.
+  const counted = game.deals.filter((d) => !d.thrown_in).length;
+  const numberOf = (d) => game.deals.slice(0, d + 1).filter((x) => !x.thrown_in).length;
   const move = (newDeal, newStep) => {
     deal = Math.max(0, Math.min(game.deals.length - 1, newDeal));
     step = Math.max(0, Math.min(last(deal), newStep));
@@ -93,10 +98,12 @@ export async function renderReplay(main, tableId, params) {
     const current = game.deals[deal];
     const frame = current.frames[step];
     const over = step === last(deal);
-    heading.textContent = t("deal {n} of {total} · card {step} of {cards}", { n: deal + 1, total: game.deals.length, step, cards: last(deal) });
+    heading.textContent = current.thrown_in
+      ? `${thrownInLabel(current.thrown_in)} · ${t("dealt again as deal {n}", { n: numberOf(deal) + 1 })}`
+      : t("deal {n} of {total} · card {step} of {cards}", { n: numberOf(deal), total: counted, step, cards: last(deal) });
     const bids = current.bids.map(([seat, bid]) => `${names[seat]} ${bidLabel(bid)}`).join(", ") || "—";
-    facts.replaceChildren(element("span", { class: `trump-suit s-${frame.trump || "none"}`, text: trumpSymbol(frame.trump) }),
-      ` ${t("bids")}: ${bids}`);
+    facts.replaceChildren(`${t("bids")}: ${bids}`);
+    trumpCorner(felt.querySelector("[data-region=trumpBox]"), frame);
     const shown = frame.trick.length ? frame.trick : frame.tricks.length ? frame.tricks[frame.tricks.length - 1] : [];
     const winner = frame.trick.length || !frame.tricks.length ? null : frame.trick_winners[frame.trick_winners.length - 1];
     for (const place of felt.querySelectorAll("[data-place]")) place.replaceChildren();

@@ -30,11 +30,20 @@ function sideCells(row, deal, side, total, inPlay) {
   row.append(bid, element("td", { text: String(deal.tricks[side]) }), score);
 }
 
+/** The sheet's columns, even from side to side: the deal's number and hand, then for each side
+ * its bid, its tricks and its score (the widest, a change and a total on one line). */
+function columns(sides) {
+  const share = 81 / sides;
+  const widths = ["6.5%", "12.5%"];
+  for (let side = 0; side < sides; side++) widths.push(...[0.35, 0.25, 0.4].map((part) => `${(share * part).toFixed(2)}%`));
+  return element("colgroup", {}, ...widths.map((width) => element("col", { style: `width: ${width}` })));
+}
+
 /** The sheet of ``view`` (its history, and the deal in play), sides named by ``sideName``. */
 export function scoreSheet(view, sideName) {
   const sides = view.scores.length;
   const table = element("table", { class: "sheet" });
-  table.append(element("caption", { class: "sr", text: t("Score sheet") }));
+  table.append(element("caption", { class: "sr", text: t("Score sheet") }), columns(sides));
   const top = element("tr", {}, element("th", { rowspan: "2", scope: "col", text: "#" }),
     element("th", { rowspan: "2", scope: "col", text: t("hand") }));
   const second = element("tr");

@@ -5,7 +5,7 @@ import { seatName } from "./cards.js";
 export function tableState(tableId, mine, credentials) {
   return {
     tableId, mine, credentials, table: null, view: null, shown: null, shownTrick: [], levels: null,
-    turnSince: Date.now(), reviewed: new Set(), tab: "sheet", myTurn: false, warned: false,
+    turnSince: Date.now(), reviewed: new Set(), told: false, tab: "sheet", myTurn: false, warned: false,
     sent: false, overlay: null, keysOpen: false, claiming: false, left: false, moving: false, sheetKey: null, sheetRows: -1,
     saidBelowLevel: false,
   };

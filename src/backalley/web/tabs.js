@@ -91,13 +91,14 @@ export function drawReview(ctx) {
   if (finished < 0 || state.reviewed.has(finished)) return;
   state.reviewed.add(finished);
   const panel = page.panels.review;
-  panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
+  const heading = () => element("h2", { text: t("Review of deal {n}", { n: view.history.slice(0, finished + 1).filter((d) => !d.thrown_in).length }) });
+  panel.replaceChildren(heading(), element("p", { class: "quiet", text: t("the solver is reading the deal…") }));
   page.tabButtons.review.classList.add("fresh");
   reviewOf(state.tableId, finished, state.credentials.token || state.credentials.watch || credentialOf(state.tableId))
     .then((review) => {
       if (finished !== state.shown.history.length - 1) return;  // a later deal's is shown
-      panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }),
+      panel.replaceChildren(heading(),
         ...reviewNodes(review, ctx.nameOf, ctx.sideName, state.shown.history[finished]));
     })
-    .catch((error) => panel.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: finished + 1 }) }), element("p", { text: error.message })));
+    .catch((error) => panel.replaceChildren(heading(), element("p", { text: error.message })));
 }

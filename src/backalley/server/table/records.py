@@ -122,14 +122,15 @@ class Records:
             for card in deal["play"]:
                 game.apply(card)
                 frames.append(_frame(game))
-            points = game.deals[number].points
+            played = game.deals[number]
             deals.append(
                 {
                     "deal": number,
                     "dealer": deal["dealer"],
                     "bids": bids,
                     "frames": frames,
-                    "points": None if points is None else list(points),
+                    "points": None if played.points is None else list(played.points),
+                    "thrown_in": played.thrown_in,
                 }
             )
         sides = [list(rules.seats_of(side)) for side in range(rules.num_sides)]
