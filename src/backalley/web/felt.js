@@ -130,11 +130,20 @@ function slotOf(ctx, seat) {
  * (``placeOf(seat)``); ``winner`` marks the card that took a completed trick. For the table
  * and the replay. */
 export function layTrick(trick, cards, placeOf, winner = null) {
-  for (const slot of trick.children) slot.replaceChildren();
-  for (const [seat, card] of cards) {
-    const node = cardElement(card);
-    if (seat === winner) node.dataset.winner = "";
-    trick.querySelector(`.slot.${placeOf(seat)}`).append(node);
+  const wanted = new Map(cards.map(([seat, card]) => [placeOf(seat), [seat, card]]));
+  for (const slot of trick.children) {
+    const place = [...slot.classList].find((name) => name !== "slot");
+    const [seat, card] = wanted.get(place) ?? [null, null];
+    const node = slot.firstChild;
+    if (card === null) slot.replaceChildren();
+    else if (node && node.dataset.card === card) {  // kept: a card moving in moves on
+      if (seat === winner) node.dataset.winner = "";
+      else delete node.dataset.winner;
+    } else {
+      const fresh = cardElement(card);
+      if (seat === winner) fresh.dataset.winner = "";
+      slot.replaceChildren(fresh);
+    }
   }
 }
 
@@ -167,7 +176,7 @@ export async function flyIn(ctx, seat) {
   await card.animate(
     [{ transform: `translate(${x0 - x1}px, ${y0 - y1}px) scale(.7)`, opacity: 0.4 }, { transform: "none", opacity: 1 }],
     { duration: ms, easing: "cubic-bezier(.2,.7,.3,1)" },
-  ).finished;
+  ).finished.catch(() => {});  // cut short (the card drawn again, the page left): no matter
 }
 
 /** The completed trick goes to its winner's side of the table. */

@@ -131,7 +131,9 @@ async function showCard(ctx, event, view) {
   if (event.won_by === undefined) {
     if (view) render(ctx, view, { keepTrick: true });
     else drawTrick(ctx, played);
-    await flyIn(ctx, event.seat);
+    // The next card need not wait for this one to land: it is shown as soon as it comes, and
+    // both move in at once (a trick's last card waits for them, to rest with all four still).
+    flyIn(ctx, event.seat);
     return;
   }
   // A completed trick: every card in view together, the winner's marked, for the pause.

@@ -10,12 +10,17 @@ export function signed(points) {
   return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
 
+/** A total as the sheet writes it: 45, −15 (a minus sign, as in the changes beside it). */
+function total(points) {
+  return points < 0 ? `−${-points}` : String(points);
+}
+
 /** Why a deal was thrown in, as a player reads it. */
 export function thrownInLabel(reason) {
   return reason === "renig" ? t("thrown in: renig") : t("thrown in: everyone passed");
 }
 
-function sideCells(row, deal, side, total, inPlay) {
+function sideCells(row, deal, side, running, inPlay) {
   const contract = deal.contracts[side];
   const points = deal.points ? deal.points[side] : null;
   const bid = element("td", { class: "bid", text: bidLabel(contract) });
@@ -24,7 +29,7 @@ function sideCells(row, deal, side, total, inPlay) {
   const score = element("td", { class: `score ${made}` });
   if (points === null) score.textContent = inPlay ? "…" : "";
   else {
-    score.append(element("span", { class: "delta", text: signed(points) }), element("span", { class: "running", text: String(total) }));
+    score.append(element("span", { class: "delta", text: signed(points) }), element("span", { class: "running", text: total(running) }));
     if (made === "set") score.append(element("span", { class: "sr", text: ` ${t("set")}` }));
   }
   row.append(bid, element("td", { text: String(deal.tricks[side]) }), score);
@@ -35,7 +40,7 @@ function sideCells(row, deal, side, total, inPlay) {
 function columns(sides) {
   const share = 81 / sides;
   const widths = ["6.5%", "12.5%"];
-  for (let side = 0; side < sides; side++) widths.push(...[0.35, 0.25, 0.4].map((part) => `${(share * part).toFixed(2)}%`));
+  for (let side = 0; side < sides; side++) widths.push(...[0.33, 0.23, 0.44].map((part) => `${(share * part).toFixed(2)}%`));
   return element("colgroup", {}, ...widths.map((width) => element("col", { style: `width: ${width}` })));
 }
 
@@ -75,7 +80,7 @@ export function scoreSheet(view, sideName) {
     body.append(row);
   }
   const foot = element("tr", { class: "totals" }, element("th", { scope: "row", colspan: "2", text: t("total") }));
-  view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: String(score) })));
+  view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: total(score) })));
   table.append(body, element("tfoot", {}, foot));
   return table;
 }
