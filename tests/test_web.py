@@ -626,8 +626,16 @@ def test_a_public_table_is_joined_from_a_second_browsers_lobby(
     guest.page.fill("input[name=name]", "Bo")
     entry = guest.page.locator(f".lobby-list li[data-table='{table}']")
     entry.wait_for()
-    assert "Ana" in entry.inner_text() and "standard" in entry.inner_text()
-    entry.locator("button[data-join]").click()
+    said = entry.inner_text()
+    assert "Ana" in said and "standard" in said
+    # In words, on a phone: no raw option key, no "·" for a free seat, "Join (3 free)" one line.
+    assert "all_pass_limit" not in said and "a deal everyone passes is played" in said, said
+    assert said.count("free seat") == 3 and "·," not in said, said
+    join = entry.locator("button[data-join]")
+    lines = "b => b.getBoundingClientRect().height / parseFloat(getComputedStyle(b).lineHeight)"
+    height = join.evaluate(lines)
+    assert height < 2, height
+    join.click()
     guest.page.wait_for_url(f"**/t/{table}")
     guest.page.wait_for_selector(".pod.me[data-seat='1']")
     host.page.wait_for_function(
@@ -742,6 +750,32 @@ def test_no_undo_while_a_trick_rests_and_focus_stays_on_its_button(
             continue
         act_once(page)
         page.wait_for_timeout(50)
+    watched.close()
+
+
+def test_a_lone_legal_card_plays_itself_when_the_setting_is_on(
+    server: Server, browser: Any
+) -> None:
+    """With "play a lone legal card by itself" on, a hand of one card (one legal card) is
+    played without a click; the person only bids."""
+    table, token = against_bots(server.base, hand_sizes=[1, 1])
+    watched = Watched(browser, DESKTOP, settings={"speed": "fast", "autoplay": True})
+    watched.context.add_init_script(
+        "window.__clicks = 0; document.addEventListener('click', (e) => {"
+        " if (e.target.closest('.hand .card')) window.__clicks++; }, true);"
+    )
+    page = watched.page
+    sit(page, server.base, table["id"], 0, token, "Ana")
+    while not page.locator(".overlay.end").count():
+        bids = ".bids button:not([aria-disabled])"
+        page.wait_for_function(f"document.querySelector('{bids}') || {OVER}")
+        if page.locator(bids).count():
+            page.locator(bids).first.click()
+            page.wait_for_timeout(50)
+    record = http(server.base, "GET", f"/api/tables/{table['id']}/record", token=token)[1]
+    played = [deal for deal in record["deals"] if deal["play"]]
+    assert played and all(deal["hands"][0][0] in deal["play"] for deal in played)
+    assert page.evaluate("window.__clicks") == 0  # every card of ours played by itself
     watched.close()
 
 

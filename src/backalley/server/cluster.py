@@ -25,7 +25,7 @@ import secrets
 import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import create_engine
 
@@ -442,7 +442,8 @@ class Cluster:
                 delay = min(delay * 2, 2.0)
             finally:
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    # (typed in some releases of redis-py, untyped in others)
+                    await cast(Any, pubsub).aclose()
 
     def _dispatch(self, frame: bytes) -> None:
         kind_b, cid_b, sender_b, payload = frame.split(b"\n", 3)
