@@ -18,10 +18,12 @@ import pytest
 
 from backalley import Phase
 from backalley.analysis import claim_holds
+from backalley.cards import card_name, parse_card
 from backalley.record import read_record, replay, verify
 from backalley.server.assets import Assets, protocol_module
 from backalley.server.client import Seat, create_table, seat_bot, take_seat
 from backalley.server.client import request as http
+from backalley.tui.session import hand_order
 from browser_support import (
     DESKTOP,
     MY_TURN,
@@ -305,9 +307,9 @@ def test_a_late_page_is_told_the_deals_so_far_and_the_timer_says_what_it_did(
 
 
 def test_the_hand_is_sorted_as_card_sites_sort_it(server: Server, browser: Any) -> None:
-    """Every trump (the Bloopers too) at the right-hand end, highest last; the plain suits
-    before them, each together and low to high, their colours alternating wherever the hand
-    allows it; nothing lost or added. Checked on 400 random hands and each trump, in the
+    """Every trump at the left-hand end (the Bloopers first, then the trump suit); the plain
+    suits after them, each together and high to low, their colours alternating wherever the
+    hand allows it; nothing lost or added. Checked on 400 random hands and each trump, in the
     page's own module."""
     watched = Watched(browser, DESKTOP)
     page = watched.page
@@ -326,24 +328,27 @@ def test_the_hand_is_sorted_as_card_sites_sort_it(server: Server, browser: Any) 
     red = {"H", "D"}
     for (hand, trump), shown in zip(cases, sorted_, strict=True):
         assert sorted(shown) == sorted(hand), (hand, shown)
+        held = [parse_card(card) for card in hand]  # the terminal game holds it the same way
+        suit = None if trump is None else "SHDC".index(trump)
+        assert [card_name(card) for card in hand_order(held, suit)] == shown
         suits = [c[1] if c not in ("LJ", "BJ") else "J" for c in shown]
         trumps = [i for i, c in enumerate(shown) if suits[i] in (trump, "J")]
-        assert trumps == list(range(len(shown) - len(trumps), len(shown))), (trump, shown)
-        assert [c for c in shown if c in ("LJ", "BJ")] == [c for c in ("LJ", "BJ") if c in hand]
+        assert trumps == list(range(len(trumps))), (trump, shown)
+        assert [c for c in shown if c in ("LJ", "BJ")] == [c for c in ("BJ", "LJ") if c in hand]
         runs = [suit for i, suit in enumerate(suits) if i == 0 or suit != suits[i - 1]]
         assert len(runs) == len(set(runs)), shown  # each suit together
         for suit in set(suits) - {"J"}:
             ranks = ["23456789TJQKA".index(c[0]) for c in shown if c[1:] == suit]
-            assert ranks == sorted(ranks), shown
+            assert ranks == sorted(ranks, reverse=True), shown
         plain = [suit for suit in runs if suit not in (trump, "J")]
-        tail = [trump] if trump in runs else []
+        head = [trump] if trump in runs else []
 
         def touching(order: list[str]) -> int:
             return sum((a in red) == (b in red) for a, b in itertools.pairwise(order))
 
-        # As few same-colour neighbours as any order of these suits has, the trump last.
-        fewest = min(touching([*order, *tail]) for order in itertools.permutations(plain))
-        assert touching(plain + tail) == fewest, (trump, shown)
+        # As few same-colour neighbours as any order of these suits has, the trump first.
+        fewest = min(touching([*head, *order]) for order in itertools.permutations(plain))
+        assert touching(head + plain) == fewest, (trump, shown)
     watched.close()
 
 

@@ -7,6 +7,7 @@ asks the bots for their actions from their own views, and writes the game as a
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import secrets
@@ -178,16 +179,27 @@ class Session:
         partial.replace(self.save_path)
 
 
+RED = frozenset({1, 2})  #: hearts and diamonds
+
+
 def hand_order(cards: list[int], trump: int | None) -> list[Card]:
-    """A hand as a player holds it: the Bloopers on top, then the trumps, then the other suits
-    (♠ ♥ ♦ ♣), each from the ace down."""
+    """A hand as a player holds it (and as the browser page shows it): the Bloopers on top,
+    then the trumps, then the other suits, their colours alternating as far as the hand
+    allows (♠ ♥ ♣ ♦ when it holds them all and none is trump), each from the ace down."""
+    suits = {card // 13 for card in cards if card < LITTLE_BLOOPER}
+    head = [trump] if trump in suits else []
+    plain = [suit for suit in (0, 1, 3, 2) if suit in suits and suit != trump]
+
+    def same_colour(order: list[int]) -> int:
+        return sum((a in RED) == (b in RED) for a, b in itertools.pairwise(order))
+
+    best = min(itertools.permutations(plain), key=lambda order: same_colour([*head, *order]))
+    rank = {suit: place for place, suit in enumerate([*head, *best])}
 
     def key(card: int) -> tuple[int, int]:
         if card >= LITTLE_BLOOPER:
-            return (0, BIG_BLOOPER - card)
-        suit = card // 13
-        group = 1 if suit == trump else 2 + suit
-        return (group, -card)
+            return (-1, BIG_BLOOPER - card)
+        return (rank[card // 13], -card)
 
     return [CARDS[c] for c in sorted(cards, key=key)]
 

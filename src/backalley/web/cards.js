@@ -55,9 +55,9 @@ function sameColour(suits) {
   return same;
 }
 
-/** A hand as card sites sort it: the plain suits first, their colours alternating as far as
- * the hand allows, then the trumps, then the Bloopers (trumps too), so that every trump is at
- * the right-hand end; low to high within a suit. */
+/** A hand as card sites sort it (and as the terminal game does): every trump at the left-hand
+ * end, the Bloopers first, then the trump suit; then the plain suits, their colours
+ * alternating as far as the hand allows; high to low within a suit. */
 export function sortHand(cards, trump) {
   const bySuit = new Map();
   for (const card of cards) {
@@ -66,12 +66,12 @@ export function sortHand(cards, trump) {
     bySuit.get(suit).push(card);
   }
   const plain = ["S", "H", "C", "D"].filter((suit) => suit !== trump && bySuit.has(suit));
-  const tail = trump && bySuit.has(trump) ? [trump] : [];
-  const best = orders(plain).reduce((a, b) => (sameColour([...b, ...tail]) < sameColour([...a, ...tail]) ? b : a));
+  const head = trump && bySuit.has(trump) ? [trump] : [];
+  const best = orders(plain).reduce((a, b) => (sameColour([...head, ...b]) < sameColour([...head, ...a]) ? b : a));
   const rank = (card) => RANK_ORDER.indexOf(card[0]);
-  const sorted = [...best, ...tail].flatMap((suit) => bySuit.get(suit).sort((a, b) => rank(a) - rank(b)));
-  const bloopers = ["LJ", "BJ"].filter((card) => cards.includes(card));
-  return [...sorted, ...bloopers];
+  const sorted = [...head, ...best].flatMap((suit) => bySuit.get(suit).sort((a, b) => rank(b) - rank(a)));
+  const bloopers = ["BJ", "LJ"].filter((card) => cards.includes(card));
+  return [...bloopers, ...sorted];
 }
 
 /** A card: a button when it may be chosen (its caller says when), a picture otherwise.
