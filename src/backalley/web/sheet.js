@@ -35,20 +35,38 @@ function sideCells(row, deal, side, running, inPlay) {
   row.append(bid, element("td", { text: String(deal.tricks[side]) }), score);
 }
 
-/** The sheet's columns, even from side to side: the deal's number and hand, then for each side
- * its bid, its tricks and its score (the widest, a change and a total on one line). */
-function columns(sides) {
-  const share = 81 / sides;
-  const widths = ["6.5%", "12.5%"];
-  for (let side = 0; side < sides; side++) widths.push(...[0.33, 0.23, 0.44].map((part) => `${(share * part).toFixed(2)}%`));
-  return element("colgroup", {}, ...widths.map((width) => element("col", { style: `width: ${width}` })));
+/** The sheet's columns, each as wide as the longest thing it holds (in characters, the
+ * smaller type of the heads and the changes weighed less): the deal's number and hand, then
+ * for each side its bid, its tricks and its score, the same widths for every side. */
+function columns(body, sides) {
+  const head = 0.85;  // the heads' type, against the rows'
+  const widest = [1.5, t("hand").length, t("bid").length * head, t("took").length * head, t("score").length * head];
+  const grow = (column, length) => (widest[column] = Math.max(widest[column], length));
+  for (const row of body.rows) {
+    const cells = [...row.cells];
+    grow(0, cells[0].textContent.length);
+    grow(1, cells[1].textContent.length);
+    if (row.classList.contains("thrown")) continue;
+    for (let side = 0; side < sides; side++) {
+      const [bid, took, score] = cells.slice(2 + 3 * side, 5 + 3 * side);
+      grow(2, bid.textContent.length);
+      grow(3, took.textContent.length);
+      const change = score.querySelector(".delta")?.textContent.length ?? 0;
+      grow(4, change * 0.9 + (score.querySelector(".running")?.textContent.length ?? 1) * 1.1 + 0.6);
+    }
+  }
+  const padded = widest.map((length) => length + 0.6);
+  const total = padded[0] + padded[1] + sides * (padded[2] + padded[3] + padded[4]);
+  const widths = [padded[0], padded[1]];
+  for (let side = 0; side < sides; side++) widths.push(padded[2], padded[3], padded[4]);
+  return element("colgroup", {}, ...widths.map((width) => element("col", { style: `width: ${((100 * width) / total).toFixed(2)}%` })));
 }
 
 /** The sheet of ``view`` (its history, and the deal in play), sides named by ``sideName``. */
 export function scoreSheet(view, sideName) {
   const sides = view.scores.length;
   const table = element("table", { class: "sheet" });
-  table.append(element("caption", { class: "sr", text: t("Score sheet") }), columns(sides));
+  table.append(element("caption", { class: "sr", text: t("Score sheet") }));
   const top = element("tr", {}, element("th", { rowspan: "2", scope: "col", text: "#" }),
     element("th", { rowspan: "2", scope: "col", text: t("hand") }));
   const second = element("tr");
@@ -82,5 +100,6 @@ export function scoreSheet(view, sideName) {
   const foot = element("tr", { class: "totals" }, element("th", { scope: "row", colspan: "2", text: t("total") }));
   view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: total(score) })));
   table.append(body, element("tfoot", {}, foot));
+  table.caption.after(columns(body, sides));
   return table;
 }
