@@ -6,6 +6,7 @@ import { avatar, bidLabel, boardLevelOf, botLabel, cardBack, cardElement, cardLa
 import { element } from "./dom.js";
 import { t } from "./i18n.js";
 import { reducedMotion } from "./settings.js";
+import { scoreText } from "./sheet.js";
 
 const PLACES = { 4: ["south", "west", "north", "east"], 3: ["south", "west", "east"] };
 
@@ -252,7 +253,7 @@ export function drawScores(ctx) {
   const list = element("ul", { class: "side-scores" });
   view.scores.forEach((score, side) => {
     const item = element("li", { class: view.sides[side].includes(ctx.me()) ? "ours" : "" },
-      element("span", { class: "who", text: ctx.sideName(side) }), element("strong", { text: String(score) }));
+      element("span", { class: "who", text: ctx.sideName(side) }), element("strong", { text: scoreText(score) }));
     if (view.phase === "play" || view.phase === "bid") {
       item.append(element("span", { class: "deal-state", text: t("bid {contract} · took {tricks}", { contract: bidLabel(view.contracts[side]), tricks: view.tricks_won[side] }) }));
     }

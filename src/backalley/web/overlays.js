@@ -4,6 +4,7 @@ import { playedRow } from "./cards.js";
 import { element, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { rulesLine } from "./rules.js";
+import { scoreText } from "./sheet.js";
 
 export function drawOverlay(ctx) {
   const { state, page } = ctx;
@@ -66,7 +67,7 @@ function endOfGame(ctx, box) {
   const winner = view.winner === null ? t("A draw.") : t("{side} win.", { side: ctx.sideName(view.winner) });
   box.append(element("h2", { text: t("The game is over") }), element("p", { class: "winner", text: winner }));
   const totals = element("ul", { class: "final" });
-  view.scores.forEach((score, side) => totals.append(element("li", { class: side === view.winner ? "top" : "" }, element("span", { text: ctx.sideName(side) }), element("strong", { text: String(score) }))));
+  view.scores.forEach((score, side) => totals.append(element("li", { class: side === view.winner ? "top" : "" }, element("span", { text: ctx.sideName(side) }), element("strong", { text: scoreText(score) }))));
   box.append(totals);
   const buttons = element("div", { class: "end-buttons" });
   const rematch = state.table.rematch;

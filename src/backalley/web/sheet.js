@@ -10,8 +10,8 @@ export function signed(points) {
   return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
 }
 
-/** A total as the sheet writes it: 45, −15 (a minus sign, as in the changes beside it). */
-function total(points) {
+/** A total as the page writes it: 45, −15 (a minus sign, as in the changes beside it). */
+export function scoreText(points) {
   return points < 0 ? `−${-points}` : String(points);
 }
 
@@ -29,7 +29,7 @@ function sideCells(row, deal, side, running, inPlay) {
   const score = element("td", { class: `score ${made}` });
   if (points === null) score.textContent = inPlay ? "…" : "";
   else {
-    score.append(element("span", { class: "delta", text: signed(points) }), element("span", { class: "running", text: total(running) }));
+    score.append(element("span", { class: "delta", text: signed(points) }), element("span", { class: "running", text: scoreText(running) }));
     if (made === "set") score.append(element("span", { class: "sr", text: ` ${t("set")}` }));
   }
   row.append(bid, element("td", { text: String(deal.tricks[side]) }), score);
@@ -98,7 +98,7 @@ export function scoreSheet(view, sideName) {
     body.append(row);
   }
   const foot = element("tr", { class: "totals" }, element("th", { scope: "row", colspan: "2", text: t("total") }));
-  view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: total(score) })));
+  view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: scoreText(score) })));
   table.append(body, element("tfoot", {}, foot));
   table.caption.after(columns(body, sides));
   return table;
