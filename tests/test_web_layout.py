@@ -241,4 +241,18 @@ def test_the_score_sheet_reads_at_a_glance(server: Any, browser: Any) -> None:
     assert abs(left - right) <= 1, sheet  # even columns
     assert sheet["clipped"] == [], sheet
     assert sheet["scrolled"] > 0 and sheet["covered"], sheet  # rows under the head: hidden
+    # A long game's numbers (boards set for hundreds), in the sidebar's width: still no cell
+    # clipped, the type made smaller to fit.
+    clipped = page.evaluate("""async () => {
+      const { scoreSheet } = await import("/static/sheet.js");
+      const deal = (points) => ({ hand_size: 13, trump: "H", thrown_in: null,
+        contracts: ["board", "board"], tricks: [13, 0], points });
+      const view = { scores: [-1930, 1420], phase: "over", history: [
+        deal([-1040, 520]), deal([-890, 900]), { ...deal(null), thrown_in: "all_pass" }] };
+      const box = document.querySelector(".sheet-scroll");
+      box.replaceChildren(scoreSheet(view, (side) => side ? "Pip & Kit" : "Ana & Dot"));
+      return [...box.querySelectorAll("td, th")].filter((c) => c.scrollWidth > c.clientWidth + 1)
+        .map((c) => c.textContent);
+    }""")
+    assert clipped == [], clipped
     person.close()

@@ -59,6 +59,7 @@ function columns(body, sides) {
   const total = padded[0] + padded[1] + sides * (padded[2] + padded[3] + padded[4]);
   const widths = [padded[0], padded[1]];
   for (let side = 0; side < sides; side++) widths.push(padded[2], padded[3], padded[4]);
+  body.closest("table").style.setProperty("--units", total.toFixed(1));  // its type fits them in
   return element("colgroup", {}, ...widths.map((width) => element("col", { style: `width: ${((100 * width) / total).toFixed(2)}%` })));
 }
 
@@ -100,6 +101,6 @@ export function scoreSheet(view, sideName) {
   const foot = element("tr", { class: "totals" }, element("th", { scope: "row", colspan: "2", text: t("total") }));
   view.scores.forEach((score) => foot.append(element("td", { colspan: "3", text: scoreText(score) })));
   table.append(body, element("tfoot", {}, foot));
-  table.caption.after(columns(body, sides));
+  table.caption.after(columns(table.tBodies[0], sides));
   return table;
 }
