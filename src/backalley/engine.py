@@ -297,6 +297,7 @@ _GAME_FIELDS: Final = (
     "_broken",
     "_counted",
     "_deal",
+    "_deals_before",
     "_free_lead",
     "_hands",
     "_last_trick",
@@ -305,6 +306,7 @@ _GAME_FIELDS: Final = (
     "_legal",
     "_next",
     "_order",
+    "_passes_before",
     "_pending_tie",
     "_phase",
     "_play",
@@ -372,6 +374,8 @@ class Game:
         #: the rule an action after the end cites: E1, or E2 / E3 when a tie-breaker ended it
         self.over_rule = "E1"
         self._counted = 0
+        self._deals_before = 0  #: deals dealt before the first one this game holds (taken_up)
+        self._passes_before = 0  #: of those, the all-pass throw-ins just before it (D7)
         self._side = tuple(rules.side_of(s) for s in range(self.num_players))
         self._phase = _DEAL
         self._blooper = blooper_mode(rules)  # P4's reach
@@ -458,6 +462,85 @@ class Game:
         return self._counted
 
     # ------------------------------------------------------------------ dealing
+
+    @classmethod
+    def taken_up(
+        cls,
+        rules: Ruleset,
+        *,
+        deal: object = 0,
+        scores: object = None,
+        passes: object = 0,
+        tie_breaker: object = None,
+        deals_before: object = None,
+    ) -> Game:
+        """A game taken up at a deal, without its earlier deals: what the rules carry from
+        deal to deal is given instead of replayed.
+
+        ``deal`` is the counted deal due (0-based, D2), ``scores`` each side's points so far
+        (S4), ``passes`` how many deals in a row just before it were thrown in because all
+        passed (D7's ``all_pass_limit``), ``tie_breaker`` the seats dealt into a tie-breaker
+        due after the counted deals (E2, E3), and ``deals_before`` how many deals were dealt
+        before it, throw-ins included (the view's ``deal_number``; by default ``deal`` +
+        ``passes``). Only their types and ranges are checked: the game cannot know whether
+        they are true. The due deal is then dealt by :meth:`start_deal`, by any dealer (D1).
+        Such a game has no record: a ``backalley/1`` record starts at a game's start.
+
+        >>> game = Game.taken_up(Ruleset.preset("standard"), deal=12, scores=[40, -15])
+        >>> game.next_deal()[1], game.scores
+        (1, [40, -15])
+
+        :raises IllegalAction: for a value of the wrong type or out of range, citing the
+            rule it stands for.
+        """
+        game = cls(rules)
+        counted = len(rules.hand_sizes)
+        if tie_breaker is None:
+            if not _is_int(deal) or not 0 <= deal < counted:  # type: ignore[operator]
+                raise IllegalAction(
+                    "D2",
+                    N_("there is no counted deal {deal}: this game has deals 0 to {last}"),
+                    deal=repr(deal),
+                    last=counted - 1,
+                )
+        else:
+            game._pending_tie = _tie_breaker(rules, tie_breaker)
+            deal = counted
+        if scores is None:
+            scores = [0] * game.num_sides
+        if (
+            not isinstance(scores, (list, tuple))
+            or len(scores) != game.num_sides
+            or not all(map(_is_int, scores))
+        ):
+            raise IllegalAction(
+                "S4",
+                N_("the scores are a whole number for each of the {sides} sides, not {scores}"),
+                sides=game.num_sides,
+                scores=repr(scores),
+            )
+        if not _is_int(passes) or passes < 0:  # type: ignore[operator]
+            raise IllegalAction(
+                "D7",
+                N_("the deals thrown in before this one are a count from 0, not {passes}"),
+                passes=repr(passes),
+            )
+        assert isinstance(deal, int) and isinstance(passes, int)
+        if deals_before is None:
+            deals_before = deal + passes
+        if not _is_int(deals_before) or deals_before < deal + passes:  # type: ignore[operator]
+            raise IllegalAction(
+                "D2",
+                N_("{before} deals cannot have been dealt before counted deal {deal}"),
+                before=repr(deals_before),
+                deal=deal,
+            )
+        assert isinstance(deals_before, int)
+        game.scores = [int(score) for score in scores]
+        game._counted = deal
+        game._passes_before = passes
+        game._deals_before = deals_before
+        return game
 
     def next_deal(self) -> tuple[DealKind, int, tuple[int, ...]]:
         """What the due deal is: its kind, hand size and the seats dealt in.
@@ -956,9 +1039,9 @@ class Game:
         run = 0
         for earlier in reversed(self.deals[:-1]):
             if earlier.thrown_in != ThrownIn.ALL_PASS:
-                break
+                return run >= limit
             run += 1
-        return run >= limit
+        return run + self._passes_before >= limit
 
     def _end_trick(self, trick: list[int]) -> None:
         """P5: the highest trump wins, else the highest card of the suit led; P6 at the end."""
@@ -1104,7 +1187,7 @@ class Game:
             scores=tuple(self.scores),
             history=history,
             winner=self.winner,
-            deal_number=len(self.deals) - 1,
+            deal_number=self._deals_before + len(self.deals) - 1,
             deal_kind=deal.kind,
             dealer=deal.dealer,
             hand_size=deal.hand_size,
@@ -1449,6 +1532,36 @@ def is_bid_text(text: str, bidding: bool = False) -> bool:
             return True
         return False
     return True
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _tie_breaker(rules: Ruleset, seats: object) -> tuple[DealKind, tuple[int, ...]]:
+    """The tie-breaker dealt to ``seats`` (E2, E3), as a game taken up before it holds it.
+
+    :raises IllegalAction: E2 / E3 when the rules have none, or not for those seats.
+    """
+    rule = "E3" if rules.num_players == 3 else "E2"
+    if not rules.tie_breaker:
+        raise IllegalAction(rule, N_("these rules have no tie-breaker"))
+    if (
+        not isinstance(seats, (list, tuple))
+        or not all(map(_is_int, seats))
+        or sorted(set(seats)) != list(seats)
+        or not set(seats) <= set(range(rules.num_players))
+        or len(seats) < (4 if rules.num_players == 4 else 2)
+    ):
+        raise IllegalAction(
+            rule,
+            N_("a tie-breaker is dealt to the tied seats, in order, not {seats}"),
+            seats=repr(seats),
+        )
+    tied = tuple(int(seat) for seat in seats)
+    if rules.num_players == 4:
+        return DealKind.TIE_BREAKER, tied
+    return (DealKind.TIE_BREAKER_THREE if len(tied) == 3 else DealKind.TIE_BREAKER_TWO), tied
 
 
 def _copy_rng(rng: random.Random) -> random.Random:
