@@ -73,3 +73,26 @@ def test_the_readme_shows_every_command():
     commands = next(a for a in parser._actions if a.dest == "command").choices
     for command in commands:
         assert f"backalley {command}" in text, command
+
+
+def test_the_bots_page_examples_run_as_written(capsys):
+    """docs/bots.md: the Python example prints what the page shows, and the `backalley bot`
+    session answers each line as the page shows."""
+    import subprocess
+    import sys
+
+    page = (ROOT / "docs" / "bots.md").read_text(encoding="utf-8")
+    (code,) = python_examples(ROOT / "docs" / "bots.md")
+    exec(compile(code, "bots.md", "exec"), {})
+    shown = re.search(r"```text\n(.*?)```", page, re.DOTALL)
+    assert shown is not None and capsys.readouterr().out == shown.group(1)
+    session = re.search(r"```console\n\$ backalley (bot .*?)\n(.*?)```", page, re.DOTALL)
+    assert session is not None
+    lines = session.group(2).splitlines()
+    asked, answers = lines[0::2], lines[1::2]
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley", *session.group(1).split()],
+        input="\n".join(asked) + "\n", capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == answers

@@ -10,13 +10,13 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.support import deal, game_of, play
-from tests.test_properties import random_game, rulesets
 
 from backalley.cards import Card, CardSet
 from backalley.engine import Game, IllegalAction, Phase, SeatError
 from backalley.knowledge import Knowledge
 from backalley.rules import Ruleset
+from support import deal, game_of, play
+from test_properties import random_game, rulesets
 
 
 def without_history(view):

@@ -93,6 +93,12 @@ def _random() -> Bot:
     return RandomBot()
 
 
+def _beginner() -> Bot:
+    from backalley.bots.beginner import BeginnerBot
+
+    return BeginnerBot()
+
+
 def _heuristic() -> Bot:
     from backalley.bots.heuristic import HeuristicBot
 
@@ -152,6 +158,7 @@ class MissingExtra(BackAlleyError, ValueError):
 #: Our bots by name (other packages add theirs: :func:`players_elsewhere`).
 BOTS: dict[str, Callable[..., Bot]] = {
     "random": _random,
+    "beginner": _beginner,
     "heuristic": _heuristic,
     "pimc": _pimc,
 }

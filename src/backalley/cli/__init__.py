@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from backalley.cli.arena import cmd_arena
+from backalley.cli.bot import cmd_bot
 from backalley.cli.common import UsageError
 from backalley.cli.parser import build_parser, language_flag
 from backalley.cli.play import cmd_play, cmd_replay
@@ -44,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "simulate": cmd_simulate,
             "rules": cmd_rules,
             "arena": cmd_arena,
+            "bot": cmd_bot,
             "solve": cmd_solve,
             "review": cmd_review,
             "hint": cmd_hint,

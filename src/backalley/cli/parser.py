@@ -126,6 +126,39 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("file", metavar="RECORD", help=_("the record, or - for standard input"))
     solve.add_argument("--json", action="store_true", help=_("print JSON for other tools"))
 
+    bot = commands.add_parser(
+        "bot",
+        help=_("one of our bots for other programs: a seat's knowledge in, an action out"),
+        description=_(
+            "Read one JSON message a line on standard input, each a seat's knowledge at a "
+            "decision (docs/bots.md), and answer each with one line on standard output: the "
+            "bot's action, or what was wrong with the message. Runs until standard input ends."
+        ),
+    )
+    bot.add_argument(
+        "--level",
+        default="medium",
+        help=_with_default(_("the level or bot: easy, medium, hard, expert, random, …")),
+    )
+    _add_rules_arguments(bot)
+    bot.add_argument(
+        "--seed",
+        type=_integer,
+        default=None,
+        help=_("seed: seat N draws from random.Random(SEED * 7919 + N), as games here do"),
+    )
+    bot.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=None,
+        help=_("time budget of a decision, for the levels that have one"),
+    )
+    bot.add_argument(
+        "--repeatable",
+        action="store_true",
+        help=_("keep to sample and node budgets, not the clock: the same seed, the same answers"),
+    )
+
     table = commands.add_parser(
         "play",
         help=_("play a game in the terminal, you and the bots"),
@@ -226,6 +259,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=10,
         metavar="N",
         help=_with_default(_("accounts one address may make at once, and then as many an hour")),
+    )
+    serve.add_argument(
+        "--bot-api",
+        type=_positive,
+        nargs="?",
+        const=60,
+        default=None,
+        metavar="N",
+        help=_(
+            "answer programs' questions to our bots at POST /api/bot (docs/bots.md), N "
+            "decisions an address at once and then as many a minute (N: 60; default: off)"
+        ),
     )
     serve.add_argument(
         "--connections-per-address",

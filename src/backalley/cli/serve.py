@@ -103,6 +103,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         on_solver=_solver,
         redis=args.redis,
         node=node,
+        bot_api=args.bot_api,
     )
     config = uvicorn_config(app, args.connections_per_address, args.forwarded_allow_ips)
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn stops cleanly, then passes it on

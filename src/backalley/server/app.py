@@ -52,7 +52,7 @@ from backalley.server.middleware import Compressed, Forwarder, SecurityHeaders
 from backalley.server.refusals import HANDLERS
 from backalley.server.registry import Tables
 from backalley.server.requests import bearer, body, catalog_of
-from backalley.server.settings import Settings, TableError
+from backalley.server.settings import Settings, TableError, check_level
 from backalley.server.sockets import table_socket
 from backalley.server.store import Store
 from backalley.server.table import Table
@@ -298,6 +298,31 @@ async def deal_review(request: Request) -> Response:
     return JSONResponse(await asyncio.shield(reviewing))
 
 
+async def ask_bot(request: Request) -> Response:
+    """One decision of one of our bots for a program playing elsewhere: a seat's knowledge
+    in, the action out (docs/bots.md); off unless the server is started with ``--bot-api``."""
+    address = address_of(request)
+    request.app.state.bot_api.refuse(
+        address,
+        "too_many",
+        N_("too many decisions asked from this address: try again in {seconds} s"),
+    )
+    data = await body(request)
+    level = data.pop("level", "medium")
+    check_level(level)
+    pool = request.app.state.tables.pool
+    playing = pool.plays_as(level)
+    answer = await pool.answer(data, playing, key=f"api:{address}")
+    if "error" in answer:
+        wrong = answer["error"]
+        refusal = protocol.error("bad_knowledge", wrong["message"], rule=wrong["rule"])
+        return JSONResponse(refusal | {"id": answer.get("id")}, status_code=400)
+    answer["level"] = level
+    if playing != level:  # the solver is being prepared: a medium bot stands in meanwhile
+        answer["played_as"] = playing
+    return JSONResponse(answer)
+
+
 def create_app(
     url: str,
     *,
@@ -313,6 +338,7 @@ def create_app(
     node: str | None = None,
     pool: BotPool | None = None,
     on_solver: Callable[[str, float], None] | None = None,
+    bot_api: int | None = None,
 ) -> Starlette:
     """The server's ASGI app, on the database at ``url``; ``on_ready`` is told how many
     unfinished tables were resumed, once the server can take requests. One client address
@@ -320,7 +346,8 @@ def create_app(
     ``guesses_per_minute`` wrong credentials at once, and then as many a minute. With
     ``redis``, the app is node ``node`` of several (docs/deploy.md). The bots think in
     ``pool`` when given (tests), else in ``workers`` processes of the app's own, whose
-    solver's preparation ``on_solver`` is told of (:meth:`BotPool.warm_up`)."""
+    solver's preparation ``on_solver`` is told of (:meth:`BotPool.warm_up`). With
+    ``bot_api``, ``POST /api/bot`` answers programs, so many decisions a minute an address."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -344,6 +371,7 @@ def create_app(
             "quota": Quota(tables_per_minute / 60, tables_per_minute),
             "guesses": Quota(guesses_per_minute / 60, guesses_per_minute),
             "reviews": Quota(reviews_per_minute / 60, reviews_per_minute),
+            "bot_api": Quota((bot_api or 1) / 60, bot_api or 1),
         }
         for name, quota in quotas.items():
             setattr(app.state, name, quota)
@@ -393,6 +421,8 @@ def create_app(
         Route("/api/tables/{table_id}/replay", game_replay),
         WebSocketRoute("/ws/tables/{table_id}", table_socket),
     ]
+    if bot_api:
+        routes.append(Route("/api/bot", ask_bot, methods=["POST"]))
     app = Starlette(
         routes=routes,
         lifespan=lifespan,

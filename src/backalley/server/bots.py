@@ -61,6 +61,21 @@ def _decide(record: dict[str, Any], seat: int, level: str) -> str:
     return action_name(action)
 
 
+_answerers: dict[str, Any] = {}
+
+
+def _answer(message: dict[str, Any], level: str) -> dict[str, Any]:
+    """The ``level`` bot's answer to a program's message of a seat's knowledge
+    (:mod:`backalley.bots.remote`): the action, or what is wrong with the message."""
+    from backalley.bots.remote import Answerer
+
+    answerer = _answerers.get(level)
+    if answerer is None:
+        answerer = _answerers[level] = Answerer(level)
+    answer: dict[str, Any] = answerer.answer(message)
+    return answer
+
+
 def _claim(record: dict[str, Any], seat: int) -> tuple[bool, list[str]]:
     """Whether ``seat``'s claim to the rest holds, and if so the cards that play the deal out."""
     from backalley.analysis import claim
@@ -367,6 +382,15 @@ class BotPool:
         for the solver: :meth:`plays_as` says whether to ask for it now)."""
         lane = self.lane_of(level)
         result: str = await self._run(_decide, record, seat, level, key=key, kind=MOVE, lane=lane)
+        return result
+
+    async def answer(self, message: dict[str, Any], level: str, key: str = "") -> dict[str, Any]:
+        """A program's question answered by the ``level`` bot in a worker, shared fairly with
+        the tables' bots under ``key`` (``POST /api/bot``)."""
+        lane = self.lane_of(level)
+        result: dict[str, Any] = await self._run(
+            _answer, message, level, key=key, kind=MOVE, lane=lane
+        )
         return result
 
     async def claim(

@@ -18,6 +18,8 @@ TABLES_PER_MINUTE = 20  #: tables one address may create at once, and then as ma
 GUESSES_PER_MINUTE = 30
 #: new deal reviews (solver jobs) one address may start at once, and then as many a minute
 REVIEWS_PER_MINUTE = 60
+#: decisions one address may ask of ``POST /api/bot`` at once, and then as many a minute
+BOT_DECISIONS_PER_MINUTE = 60
 
 
 class Bucket:
@@ -133,6 +135,7 @@ def wrong_guess(connection: Request | WebSocket) -> None:
 
 
 __all__ = [
+    "BOT_DECISIONS_PER_MINUTE",
     "GUESSES_PER_MINUTE",
     "REVIEWS_PER_MINUTE",
     "TABLES_PER_MINUTE",
