@@ -13,13 +13,15 @@ a minute). A game is fixed by its seed: the seed draws the levels, deals the car
 the bots, which play ``repeatable`` (no wall-clock budget, see ``backalley arena
 --repeatable``) unless ``--timed``.
 
-``--calibrate`` first plays N games and rates them in order with each level as one player
-who starts as a newcomer; the final standings become ``src/backalley/anchors.json``, the
-fixed ratings of the bots on the server. A level seated more than once in a game is still one
-player: its mean moves by the sum of its seats' moves (which cancel in part when it sits on
-both sides) and its uncertainty shrinks as much as its most-informed seat's, one game's worth.
+``--calibrate`` first plays N games and fits the levels' ratings to all of them at once: the
+μ of each level that make the games' outcomes the most likely under the model the server rates
+with, and their standard errors as σ (:func:`calibrate`). They become
+``src/backalley/anchors.json``, the fixed ratings of the bots on the server.
 
-Then, always, N other games (other seeds) are rated the same way from newcomers, and before
+Then, always, N other games (other seeds) are rated in order from newcomers, each level one
+player (a level seated more than once in a game moves by the sum of its seats' moves, which
+cancel in part when it sits on both sides, and its uncertainty shrinks as much as its
+most-informed seat's), and before
 each game the chance that side 0 wins is predicted by the model, by the anchors held fixed,
 and by the members' past win rates (Laplace-smoothed); the Brier scores and a calibration
 table compare the predictions with the outcomes. Last, newcomers are simulated against
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
@@ -40,6 +43,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -181,11 +185,49 @@ def rate_game(standings: Mapping[str, Standing], played: Played) -> dict[str, St
 
 
 def calibrate(games: Iterable[Played], levels: Sequence[str] = ORDER) -> dict[str, Standing]:
-    """The levels' standings after rating ``games`` in order, from newcomers."""
-    standings = dict.fromkeys(levels, NEWCOMER)
-    for played in games:
-        standings = rate_game(standings, played)
-    return standings
+    """The levels' standings under which ``games`` are the most likely, by the model the
+    server rates with: side 0 wins with chance Φ((Σμ₀ − Σμ₁) / c), c² = 2β² + Σσ² over the
+    seats (OpenSkill's Plackett–Luce for two sides, :func:`backalley.ratings.win_chances`).
+
+    Every game at once (Fisher scoring), not ratings moved game by game, whose last standing
+    leans on the last few hundred games: levels a few points apart came out in the wrong
+    order that way. The levels' mean stays a newcomer's μ (only differences are seen), and
+    each σ is the fit's standard error, which enters c in turn (fitted again until it
+    settles)."""
+    played = list(games)
+    at = {level: i for i, level in enumerate(levels)}
+    signs = np.zeros((len(played), len(levels)))  # +1 a seat of side 0, −1 of side 1
+    seats = np.zeros((len(played), len(levels)))
+    for row, game in enumerate(played):
+        for level, side in zip(game.levels, game.sides, strict=True):
+            signs[row, at[level]] += 1 if side == 0 else -1
+            seats[row, at[level]] += 1
+    won = np.array([game.outcome for game in played])
+    beta = ratings.SIGMA / 2
+    mu = np.full(len(levels), ratings.MU)
+    sigma = np.zeros(len(levels))
+    for _ in range(5):
+        scale = np.sqrt(2 * beta**2 + seats @ sigma**2)[:, None]
+        x = signs / scale
+        for _ in range(100):
+            z = x @ mu
+            p = np.clip(0.5 * (1 + _erf(z / math.sqrt(2))), 1e-12, 1 - 1e-12)
+            density = np.exp(-(z**2) / 2) / math.sqrt(2 * math.pi)
+            gradient = x.T @ (density * (won - p) / (p * (1 - p)))
+            information = x.T @ (x * (density**2 / (p * (1 - p)))[:, None])
+            step = np.linalg.pinv(information) @ gradient
+            mu = mu + step
+            if np.abs(step).max() < 1e-10:
+                break
+        sigma = np.sqrt(np.diag(np.linalg.pinv(information)))
+    counts = seats.astype(bool).sum(axis=0)
+    return {
+        level: Standing(float(mu[i]), float(sigma[i]), int(counts[i])) for level, i in at.items()
+    }
+
+
+def _erf(values: np.ndarray) -> np.ndarray:
+    return np.array([math.erf(v) for v in values])
 
 
 def write_anchors(path: Path, standings: Mapping[str, Standing], note: str) -> None:

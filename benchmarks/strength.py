@@ -1,7 +1,7 @@
 """Bot strength: duplicate matches under a preset's rules, with 95 % confidence intervals.
 
     python benchmarks/strength.py [--games N] [--jobs J] [--seed S] [--ladder A:B,C:D]
-                                  [--rules PRESET] [--repeatable]
+                                  [--rules PRESET] [--hand-sizes 3,2,1] [--repeatable]
 
 Each line of the ladder is one match: every deal set played twice with the pairs swapped
 (see backalley.arena). A bot is stronger when the interval of "A − B" lies above zero. The
@@ -9,7 +9,9 @@ default ladder is the issue's: heuristic against random, then pimc (at the ``har
 budget) against heuristic. Each bot's numeric contracts made (of those its sides held) are
 shown too: bab-online tunes its own bots to make about 90 %. ``--repeatable`` drops the
 bots' wall-clock budgets (see ``backalley arena --repeatable``), so that a run can be played
-again game for game.
+again game for game. ``--hand-sizes`` plays short games (D2) instead of the preset's whole
+one; ``--ladder levels`` is the levels' ladder, each against the one below: easy against
+random, medium against easy, hard against medium, expert against hard.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from backalley.arena import BotSummary, run_match
 from backalley.rules import Ruleset
 
 LADDER = "heuristic:random,hard:heuristic"
+LEVELS_LADDER = "easy:random,medium:easy,hard:medium,expert:hard"
 
 
 def main() -> None:
@@ -34,14 +37,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--ladder", default=LADDER, help="matches A:B, comma-separated")
     parser.add_argument("--rules", default="standard", help="the preset (default: standard)")
+    parser.add_argument("--hand-sizes", help="the deals' hand sizes, e.g. 3,2,1 (D2)")
     parser.add_argument(
         "--repeatable", action="store_true", help="no wall-clock budgets: same seed, same games"
     )
     args = parser.parse_args()
-    ladder = [tuple(pair.split(":", 1)) for pair in args.ladder.split(",")]
-    rules = Ruleset.preset(args.rules)
+    chosen = LEVELS_LADDER if args.ladder == "levels" else args.ladder
+    ladder = [tuple(pair.split(":", 1)) for pair in chosen.split(",")]
+    sizes = None if args.hand_sizes is None else [int(n) for n in args.hand_sizes.split(",")]
+    rules = Ruleset.preset(args.rules, hand_sizes=sizes)
+    length = "" if sizes is None else f", hand sizes {args.hand_sizes}"
     table = Table(
-        title=f"Duplicate matches, {args.rules} rules, {args.games} games each, seed {args.seed}"
+        title=f"Duplicate matches, {args.rules} rules{length}, {args.games} games each, "
+        f"seed {args.seed}"
     )
     columns = ("A", "B", "A points/game", "B points/game", "A − B (95 % CI)", "A wins",
                "A made", "B made", "s")  # fmt: skip

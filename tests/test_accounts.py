@@ -20,6 +20,7 @@ from sqlalchemy import create_engine, text
 
 from backalley.server.client import Member, Seat, create_table, exchange, seat_bot
 from backalley.server.client import request as http
+from backalley.server.standings import anchors_mark
 from live_support import running
 from server_support import Server, database, finished_record, play_randomly, run, stored_log
 
@@ -324,10 +325,37 @@ def test_the_ratings_rebuilt_from_the_stored_games_are_the_live_ones(
     )  # fmt: skip
     assert "7 games rated" in done.stdout and "Ruth" in done.stdout
     assert _ratings(url) == live  # exactly: the same games in the same order
+    # A release whose bots were calibrated anew: the ratings computed with the old anchors
+    # are rebuilt as the server starts, without a word from anyone.
+    _set(url, "UPDATE ratings SET mu = 0", "UPDATE facts SET value = 'older anchors'")
+    server = Server.start(url)
+    try:
+        wait_for(lambda: _ratings(url) == live)
+    finally:
+        server.stop()
+    assert _fact(url, "anchors") == anchors_mark()
 
 
 async def _together(plays: list[Any]) -> None:
     await asyncio.gather(*plays)
+
+
+def _set(url: str, *statements: str) -> None:
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+    engine.dispose()
+
+
+def _fact(url: str, name: str) -> str:
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        value = connection.execute(
+            text("SELECT value FROM facts WHERE name = :name"), {"name": name}
+        ).scalar_one()
+    engine.dispose()
+    return str(value)
 
 
 def _ratings(url: str) -> dict[str, list[Any]]:

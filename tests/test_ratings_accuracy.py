@@ -1,5 +1,5 @@
 """The ratings-accuracy benchmark's parts (benchmarks/ratings_accuracy.py), on a few games
-of easy and medium bots."""
+of random and medium bots (two levels far enough apart for a few games to tell)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ bench = importlib.util.module_from_spec(_SPEC)
 sys.modules["ratings_accuracy"] = bench  # dataclasses look their module up
 _SPEC.loader.exec_module(bench)
 
-TWO = {"easy": 1.0, "medium": 1.0}
+TWO = {"random": 1.0, "medium": 1.0}
 
 
 @pytest.fixture(scope="module")
@@ -69,12 +69,12 @@ def test_a_level_seated_on_both_sides_is_one_player() -> None:
     assert after["medium"].sigma < NEWCOMER.sigma and after["hard"] == NEWCOMER
 
 
-def test_medium_rates_above_easy_and_beats_the_coin(games: list) -> None:
+def test_medium_rates_above_random_and_beats_the_coin(games: list) -> None:
     standings = bench.calibrate(games, levels=list(TWO))
-    assert bench.by_rating(standings) == ["easy", "medium"]
-    assert standings["medium"].mu > standings["easy"].mu + 5
+    assert bench.by_rating(standings) == ["random", "medium"]
+    assert standings["medium"].mu > standings["random"].mu + 5
     result = bench.forecast(games, levels=list(TWO))
-    assert result.standings == standings
+    assert bench.by_rating(result.standings) == bench.by_rating(standings)
     openskill = bench.brier(result.chances["openskill"], result.outcomes)
     assert openskill < bench.brier(result.chances["constant"], result.outcomes) == 0.25
 
@@ -89,7 +89,7 @@ def test_calibration_writes_what_ratings_reads(games: list, tmp_path, monkeypatc
         read = ratings.anchors()
     finally:
         ratings.anchors.cache_clear()
-    assert list(read) == ["easy", "medium"]
+    assert list(read) == ["random", "medium"]
     for level, s in standings.items():
         assert read[level] == Standing(round(s.mu, 4), round(s.sigma, 4), s.games)
 
@@ -98,3 +98,26 @@ def test_a_newcomer_leaves_provisional_against_anchors() -> None:
     fixed = {"medium": Standing(25, 1.0, 100)}
     played = bench.games_to_leave_provisional(fixed, random.Random(1), lambda _: ["medium"] * 3)
     assert 5 < played < 100
+
+
+def test_the_calibration_finds_the_skills_games_were_played_at() -> None:
+    """Games whose outcomes are drawn by the server's own model (win_chances) at known
+    skills, levels seated at random: the fit gives those skills back (their differences,
+    the mean kept at a newcomer's), each within a few of its standard errors."""
+    truth = {"easy": Standing(22.0, 0.0, 0), "medium": Standing(24.5, 0.0, 0),
+             "hard": Standing(25.5, 0.0, 0), "expert": Standing(28.0, 0.0, 0)}  # fmt: skip
+    rng = random.Random(5)
+    games = []
+    for seed in range(6000):
+        levels = tuple(rng.choice(list(truth)) for _ in range(4))
+        sides = (0, 1, 0, 1)
+        chance = ratings.win_chances([[truth[levels[0]], truth[levels[2]]],
+                                      [truth[levels[1]], truth[levels[3]]]])[0]  # fmt: skip
+        won = rng.random() < chance
+        games.append(bench.Played(seed, levels, sides, (1, 0) if won else (0, 1), None))
+    fitted = bench.calibrate(games)
+    assert bench.by_rating(fitted) == ["easy", "medium", "hard", "expert"]
+    assert sum(s.mu for s in fitted.values()) / 4 == pytest.approx(ratings.MU)
+    for level, standing in fitted.items():
+        assert abs(standing.mu - truth[level].mu) < 4 * standing.sigma + 0.05, level
+        assert 0 < standing.sigma < 0.5 and standing.games > 3000

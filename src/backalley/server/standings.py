@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -23,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from backalley.ratings import NEWCOMER, Standing, anchors, places, rate
 from backalley.server.statuses import TableStatus
-from backalley.server.store import game_players, rating_history, ratings, tables
+from backalley.server.store import facts, game_players, rating_history, ratings, tables
 
 log = logging.getLogger("backalley.server")
 
@@ -39,6 +40,7 @@ class Standings:
         self.engine = engine
         self._lock = asyncio.Lock()
         self._again = False
+        self._anchors_checked = False
 
     async def catch_up(self) -> int:
         """Take in every finished game not taken in yet, off the event loop; how many were
@@ -47,6 +49,15 @@ class Standings:
             self._again = True  # the one under way may have read before this game ended
             return 0
         async with self._lock:
+            if not self._anchors_checked:  # first: a new release's bots may rate otherwise
+                try:
+                    again = await asyncio.to_thread(rebuild_if_anchors_changed, self.engine)
+                except Exception:
+                    log.exception("ratings: could not rebuild them for the new anchors; later")
+                    return 0
+                self._anchors_checked = True
+                if again is not None:
+                    log.info("ratings: the bots' anchors changed, %d games rated again", again)
             total = 0
             while True:
                 self._again = False
@@ -65,10 +76,44 @@ def catch_up(engine: Engine, progress: Callable[[int], None] | None = None) -> i
     return _take_in(engine.begin, progress)
 
 
-def rebuild(engine: Engine, progress: Callable[[int], None] | None = None) -> int:
-    """Forget every rating and take every finished game in again, in one transaction; how
-    many games were rated."""
+def anchors_mark() -> str:
+    """A short fingerprint of the bots' anchors (:func:`backalley.ratings.anchors`)."""
+    levels = {level: (s.mu, s.sigma) for level, s in sorted(anchors().items())}
+    return hashlib.sha256(json.dumps(levels).encode()).hexdigest()[:16]
+
+
+def rebuild_if_anchors_changed(engine: Engine) -> int | None:
+    """Rebuild every rating when the ratings were computed with other anchors than this
+    release's (a new calibration of the bots): how many games were rated again, or ``None``
+    when nothing had to be. A database without ratings just takes note of the anchors."""
+    mark = anchors_mark()
     with engine.begin() as connection:
+        stored = connection.execute(
+            select(facts.c.value).where(facts.c.name == "anchors")
+        ).scalar_one_or_none()
+        if stored == mark:
+            return None
+        if (
+            stored is None
+            and connection.execute(select(func.count()).select_from(ratings)).scalar_one() == 0
+        ):
+            _note_anchors(connection, mark)
+            return None
+    return rebuild(engine)
+
+
+def _note_anchors(connection: Connection, mark: str) -> None:
+    connection.execute(delete(facts).where(facts.c.name == "anchors"))
+    connection.execute(insert(facts).values(name="anchors", value=mark))
+
+
+def rebuild(engine: Engine, progress: Callable[[int], None] | None = None) -> int:
+    """Forget every rating and take every finished game in again, in one transaction, with
+    this release's anchors; how many games were rated."""
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":  # one node at a time
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": RATINGS_LOCK})
+        _note_anchors(connection, anchors_mark())
         connection.execute(delete(rating_history))
         connection.execute(delete(ratings))
         connection.execute(
@@ -183,4 +228,12 @@ def _rate(
     return changed
 
 
-__all__ = ["BATCH", "Standings", "catch_up", "finished_games", "rebuild"]
+__all__ = [
+    "BATCH",
+    "Standings",
+    "anchors_mark",
+    "catch_up",
+    "finished_games",
+    "rebuild",
+    "rebuild_if_anchors_changed",
+]

@@ -153,6 +153,15 @@ leases = Table(
     Column("expires", Float, nullable=False),
 )
 
+#: What the database holds about itself, by name: ``anchors``, the bots' anchors its
+#: ratings were computed with (server/standings.py).
+facts = Table(
+    "facts",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
 #: The version of the events' stored form: a server refuses a log written by a newer one.
 EVENT_SCHEMA = 1
 
@@ -239,6 +248,7 @@ __all__ = [
     "default_url",
     "devices",
     "events",
+    "facts",
     "game_players",
     "in_memory",
     "leases",
