@@ -3,9 +3,11 @@
 Bidding counts likely tricks: top trumps (the Bloopers first), trump length, side aces and
 guarded kings, ruffing chances from short suits; it bids board only with nothing but sure
 winners. On small hands (up to seven cards) it counts only the cards that usually take a
-trick — the Bloopers, the aces, the trump king — which bids better there. Play follows the old maxims — second hand low, third hand high, never overtake a
-partner who is winning, win as cheaply as possible, ruff when void, draw trumps when the side
-needs every trick, cash winners — and, being given only legal actions, always obeys P2–P4.
+trick — the Bloopers, the aces, the trump king — which bids better there.
+
+Play follows the old maxims — second hand low, third hand high, never overtake a partner who
+is winning, win as cheaply as possible, ruff when void, draw trumps when the side needs every
+trick, cash winners — and, being given only legal actions, always obeys P2–P4.
 
 Every trick taken helps the side that takes it (S1 pays overtricks, and a trick taken from the
 other side may defeat its contract), so the play always tries to win tricks; what changes with
