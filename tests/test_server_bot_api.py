@@ -69,7 +69,7 @@ def test_a_bad_question_is_answered_400_with_its_rule_and_changes_nothing(tmp_pa
         status, answer = http(base, "POST", "/api/bot", question | {"level": "grandmaster"})
         assert status == 400 and answer["code"] == "bad_field"
         status, answer = http(base, "POST", "/api/bot", question | {"hand": ["AS", "KS"]})
-        assert status == 200 and answer["action"] in ("pass", "board")
+        assert status == 200 and answer["action"] in ("pass", "1", "board")
 
 
 def test_decisions_are_limited_per_address(tmp_path: Path) -> None:

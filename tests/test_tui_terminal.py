@@ -138,7 +138,7 @@ def saved_view(save: Path, until: Callable[[SeatView], bool]) -> SeatView:
 def test_right_right_enter_bids_two_in_tmux(tmp_path):
     save = tmp_path / "game.json"
     env = terminal_env()
-    with tmux_session(f"backalley-b-{os.getpid()}", one_deal(save, 2), env) as name:
+    with tmux_session(f"backalley-b-{os.getpid()}", one_deal(save, 9), env) as name:  # bids first
         screen = wait_for(env, name, "Your bid")
         bids = next(line.split() for line in screen.splitlines() if "pass" in line)
         assert bids == ["pass", "1", "2", "board"]
@@ -150,7 +150,7 @@ def test_right_right_enter_bids_two_in_tmux(tmp_path):
 def test_right_then_enter_plays_the_next_legal_card_in_tmux(tmp_path):
     save = tmp_path / "game.json"
     env = terminal_env()
-    with tmux_session(f"backalley-p-{os.getpid()}", one_deal(save, 3), env) as name:
+    with tmux_session(f"backalley-p-{os.getpid()}", one_deal(save, 11), env) as name:
         wait_for(env, name, "Your bid")
         tmux_do(env, "send-keys", "-t", name, "p")
         wait_for(env, name, "Your card")

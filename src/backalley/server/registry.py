@@ -56,7 +56,10 @@ class Tables:
         """Rebuild every unfinished table from its log; how many there were. A table that
         cannot be rebuilt (a log this server cannot read, an action its engine refuses) is
         said in the log and left in the store: the others start all the same. A node of
-        several rebuilds only the tables it takes (its share of those nobody holds)."""
+        several rebuilds only the tables it takes (its share of those nobody holds). The
+        ratings then take in what they have not yet: a game that ended just before a crash,
+        and all of them again when this release's anchors are new to the database."""
+        self._ended()
         if self.cluster is not None:
             return await self.cluster.start()
         for table_id in await asyncio.to_thread(self.store.unfinished):
