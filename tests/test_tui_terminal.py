@@ -29,19 +29,21 @@ def terminal_env(*, colour: bool = True) -> dict[str, str]:
 
 
 def tmux_do(env: dict[str, str], *args: str, check: bool = False) -> str:
-    """Run a tmux command; its standard output."""
+    """Run a tmux command on this test process's own tmux server; its standard output.
+
+    Each process has its own (``-L``): test processes starting the one shared server at the
+    same moment could leave one of them without its session."""
     tmux = shutil.which("tmux")
     assert tmux, "scripts/test.sh installs tmux"
-    done = subprocess.run([tmux, *args], env=env, capture_output=True, text=True, check=check)
+    command = [tmux, "-L", f"backalley-tests-{os.getpid()}", *args]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=check)
     return done.stdout
 
 
 @contextmanager
-def tmux_session(
-    name: str, command: str, env: dict[str, str], *, check: bool = False
-) -> Iterator[str]:
+def tmux_session(name: str, command: str, env: dict[str, str]) -> Iterator[str]:
     """A 110 × 34 tmux session ``name`` running ``command``, killed on the way out."""
-    tmux_do(env, "new-session", "-d", "-s", name, "-x", "110", "-y", "34", command, check=check)
+    tmux_do(env, "new-session", "-d", "-s", name, "-x", "110", "-y", "34", command, check=True)
     try:
         yield name
     finally:
@@ -52,12 +54,14 @@ def wait_for(env: dict[str, str], name: str, text: str) -> str:
     """The screen of session ``name`` once it shows ``text`` (the first run on a machine
     compiles the solver first: up to two minutes, and more while the other tests load the
     machine; a run stopped by Ctrl-C before it was done compiles it again)."""
+    screen = ""
     for _ in range(1500):
         time.sleep(0.2)
         screen = tmux_do(env, "capture-pane", "-p", "-t", name)
         if text in screen:
             return screen
-    raise AssertionError(f"{text!r} never appeared")
+    alive = tmux_do(env, "list-sessions", "-F", "#{session_name}")
+    raise AssertionError(f"{text!r} never appeared; sessions {alive.split()}; screen:\n{screen}")
 
 
 def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
@@ -71,7 +75,7 @@ def test_a_whole_game_in_tmux_to_the_final_score_sheet(tmp_path):
     def tmux(*args: str) -> str:
         return tmux_do(env, *args, check=True)
 
-    with tmux_session(f"backalley-{os.getpid()}", command, env, check=True) as name:
+    with tmux_session(f"backalley-{os.getpid()}", command, env) as name:
         screen = ""
         for _ in range(600):  # the first run on a machine compiles the solver first
             time.sleep(0.5)
