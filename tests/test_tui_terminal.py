@@ -42,8 +42,21 @@ def tmux_do(env: dict[str, str], *args: str, check: bool = False) -> str:
 
 @contextmanager
 def tmux_session(name: str, command: str, env: dict[str, str]) -> Iterator[str]:
-    """A 110 × 34 tmux session ``name`` running ``command``, killed on the way out."""
-    tmux_do(env, "new-session", "-d", "-s", name, "-x", "110", "-y", "34", command, check=True)
+    """A 110 × 34 tmux session ``name`` running ``command``, killed on the way out.
+
+    A tmux server exits once its last session is gone, and a session asked for in that
+    moment is refused (CI saw it: one test's screen never came): it is asked for again."""
+    for attempt in range(10):
+        try:
+            tmux_do(env, "new-session", "-d", "-s", name, "-x", "110", "-y", "34", command,
+                    check=True)  # fmt: skip
+            break
+        except subprocess.CalledProcessError as refused:
+            if name in tmux_do(env, "list-sessions", "-F", "#{session_name}").split():
+                break  # made after all
+            if attempt == 9:
+                raise AssertionError(f"tmux refused the session: {refused.stderr}") from None
+            time.sleep(0.3)
     try:
         yield name
     finally:
