@@ -111,11 +111,15 @@ def test_malformed_messages_are_answered_and_the_process_goes_on():
         "[1, 2, 3]",
         "x" * 70_000,
         json.dumps({"id": "a", "seat": 0}),
-        json.dumps(knowledge | {"hand": ["AS", "AS"]}),  # too few cards: D2
+        json.dumps(knowledge | {"hand": ["AS"]}),  # too few cards: D2
         json.dumps(knowledge | {"plays": ["AS"]}),  # a card seen twice: D3
         json.dumps(knowledge | {"seat": 1, "hand": ["QS", "JS"]}),  # not seat 1's turn: B1
         json.dumps(knowledge | {"seat": 9}),
         "\x00\xff",
+        '{"seat": ' + "9" * 5000 + "}",  # a number Python will not read
+        "[" * 5000,  # nested deeper than the parser goes
+        '{"id": NaN, "seat": 0}',  # no JSON
+        json.dumps(knowledge | {"id": "\ud800", "hand": ["AS", "AS"]}),  # a lone surrogate: D3
     ]
     bot = BotProcess("--level", "medium", "--rules", "standard", "--option", "hand_sizes=2,1")
     errors = [bot.ask(line) for line in noise]
@@ -125,6 +129,7 @@ def test_malformed_messages_are_answered_and_the_process_goes_on():
         assert bot.close() == 0
     assert game.is_over and asked >= 3
     assert [e["error"]["rule"] for e in errors[4:8]] == ["D2", "D3", "B1", "C4"]
+    assert errors[-1]["id"] == "\ud800" and errors[-1]["error"]["rule"] == "D3"
     assert errors[3]["id"] == "a" and "missing" in errors[3]["error"]["message"]
     assert all("error" in e for e in errors)
 

@@ -277,3 +277,49 @@ def test_a_spectators_view_has_no_knowledge_to_give():
     play(game, "1")
     with pytest.raises(ValueError):
         Knowledge.of(game.public_view())
+
+
+def test_what_a_review_found_is_refused_with_its_rule():
+    """A hand with a card written twice (D3); a hand one card too many that holds the card
+    drawn (D2, not D4); more cards turned up than the stock holds (D5)."""
+    with pytest.raises(IllegalAction) as caught:
+        knowledge(hand=["9S", "9H", "LJ", "LJ"]).view()
+    assert caught.value.rule == "D3" and "LJ is seen twice" in caught.value.message
+    with pytest.raises(IllegalAction) as caught:
+        Knowledge.from_json({"seat": 0, "dealer": 3, "hand": ["AS", "AS"], "turn_up": "2H"})
+    assert caught.value.rule == "D3"
+    rules = Ruleset.preset("standard", hand_sizes=[3])
+    with pytest.raises(IllegalAction) as caught:
+        Knowledge(
+            rules, seat=1, dealer=0, hand="9S 9H 3D 4D", turn_up=["LJ"], joker_shown=(1, "BJ"),
+            drawn="3D",
+        ).view()  # fmt: skip
+    assert caught.value.rule == "D2"
+    classic = Ruleset.preset("classic", hand_sizes=[13])
+    with pytest.raises(IllegalAction) as caught:
+        Knowledge(
+            classic, seat=0, dealer=3, hand="AS KS QS JS TS 9S 8S 7S 6S 5S 4S 3S 2S",
+            turn_up=["LJ", "BJ", "2H"],
+        ).view()  # fmt: skip
+    assert caught.value.rule == "D5"
+
+
+def test_options_alone_change_the_askers_rules_and_rules_name_a_preset():
+    classic = Ruleset.preset("classic", hand_sizes=[3, 2, 1])
+    base = {"seat": 0, "dealer": 3, "turn_up": "2S", "hand": "AS KS QS"}
+    known = Knowledge.from_json(base | {"options": {"all_pass_limit": 2}}, classic)
+    assert known.rules == classic.with_options({"all_pass_limit": 2})
+    assert Knowledge.from_json(base | {"options": None}, classic).rules == classic
+    named = Knowledge.from_json(base | {"rules": "bab", "options": {"hand_sizes": [3]}}, classic)
+    assert named.rules == Ruleset.preset("bab", hand_sizes=[3])
+
+
+def test_a_view_between_deals_or_after_the_game_has_no_knowledge_to_give():
+    """Its scores already hold the deal just finished: taken for knowledge, that deal would
+    be counted twice."""
+    game = game_of("standard", hand_sizes=[1, 1])
+    deal(game, 0, ["AS", "KH", "QD", "JC"], "2S")
+    play(game, "board pass pass pass KH QD JC AS")
+    assert game.phase == Phase.DEAL
+    with pytest.raises(ValueError, match="between deals"):
+        Knowledge.of(game.view(0))

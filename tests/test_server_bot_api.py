@@ -65,9 +65,19 @@ def test_a_bad_question_is_answered_400_with_its_rule_and_changes_nothing(tmp_pa
         question = {"options": {"hand_sizes": [2]}, "seat": 0, "dealer": 3,
                     "hand": ["AS", "AS"], "turn_up": "2H"}  # fmt: skip
         status, answer = http(base, "POST", "/api/bot", question)
-        assert status == 400 and answer["code"] == "bad_knowledge" and answer["rule"] == "D2"
-        status, answer = http(base, "POST", "/api/bot", question | {"level": "grandmaster"})
-        assert status == 400 and answer["code"] == "bad_field"
+        assert status == 400 and answer["code"] == "bad_knowledge" and answer["rule"] == "D3"
+        assert "id" not in answer
+        for level in ("grandmaster", ["x"], {"a": 1}):
+            status, answer = http(base, "POST", "/api/bot", question | {"level": level})
+            assert status == 400 and answer["code"] == "bad_field", level
+        status, answer = http(base, "POST", "/api/bot", question | {"hand": ["AS"], "id": 4})
+        assert status == 400 and answer["rule"] == "D2" and answer["id"] == 4
+        nan = urllib.request.Request(
+            f"{base}/api/bot", data=b'{"id": NaN, "seat": 0}', method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(nan, timeout=10)
+        assert refused.value.code == 400 and b"bad_json" in refused.value.read()
         status, answer = http(base, "POST", "/api/bot", question | {"hand": ["AS", "KS"]})
         assert status == 200 and answer["action"] in ("pass", "1", "board")
 

@@ -25,7 +25,8 @@ no honour and no trump: D6). What is carried from earlier deals is checked for t
 only (:meth:`Game.taken_up <backalley.engine.Game.taken_up>`).
 
 Such a view has no record: a ``backalley/1`` record starts at a game's start, and this game
-starts at a deal whose past is only summed up. Its ``history`` is empty.
+starts at a deal whose past is only summed up. Its ``history`` is empty (but for this very
+deal, once the knowledge has ended the game).
 
 >>> from backalley.rules import Ruleset
 >>> known = Knowledge(
@@ -111,6 +112,10 @@ class Knowledge:
     def __post_init__(self) -> None:
         # Cards and bids may be given as they are written (C2, B1): kept as the engine's.
         set_ = object.__setattr__
+        if not isinstance(self.hand, int):  # written out: a card twice is no hand (D3)
+            _refuse_repeats(
+                self.hand.split() if isinstance(self.hand, str) else list(self.hand), "the hand"
+            )
         set_(self, "hand", CardSet(self.hand))
         set_(self, "turn_up", tuple(Card(card) for card in self.turn_up))
         set_(self, "plays", tuple(Card(card) for card in self.plays))
@@ -132,8 +137,11 @@ class Knowledge:
     def of(cls, view: SeatView) -> Knowledge:
         """What ``view`` says its seat knows: the inverse of :meth:`view`, for a view of a
         game played from its start (one whose ``history`` holds every earlier deal)."""
-        if view.seat is None or view.dealer is None:
-            raise ValueError("a seat's view of a deal under way is needed, not a spectator's")
+        if view.seat is None or view.dealer is None or view.phase not in (Phase.BID, Phase.PLAY):
+            raise ValueError(
+                "a seat's view of a deal under way (bids or cards due) is needed, not a "
+                "spectator's, nor one between deals or after the game"
+            )
         counted = sum(1 for deal in view.history if deal.thrown_in is None)
         passes = 0
         for deal in reversed(view.history):
@@ -202,13 +210,14 @@ class Knowledge:
             <backalley.cards.BackAlleyError>` with the rule, for a card, a bid or a rule
             set).
         """
-        if "rules" in message or "options" in message:
-            options = message.get("options") or {}
-            if not isinstance(options, Mapping):
-                raise ValueError('"options" must be an object')
-            rules = Ruleset.preset(str(message.get("rules", "standard")), **options)
-        if rules is None:
-            rules = Ruleset.preset("standard")
+        base = rules if rules is not None else Ruleset.preset("standard")
+        options = message.get("options") or {}
+        if not isinstance(options, Mapping):
+            raise ValueError('"options" must be an object')
+        if "rules" in message:  # a preset of its own, with its options
+            rules = Ruleset.preset(str(message["rules"]), **options)
+        else:  # the asker's rules, with these options changed
+            rules = base.with_options(options)
         deal = message.get("deal", 0)
         if "hand_size" in message:
             deal = _deal_of_size(rules, message["hand_size"])
@@ -224,7 +233,7 @@ class Knowledge:
             rules=rules,
             seat=_field_int(_required(message, "seat"), "seat"),
             dealer=_field_int(_required(message, "dealer"), "dealer"),
-            hand=CardSet(_cards(message.get("hand", []), "hand")),
+            hand=_card_list(message.get("hand", []), "hand"),  # type: ignore[arg-type]
             turn_up=tuple(map(Card, _card_list(_required(message, "turn_up"), "turn_up"))),
             bids=tuple(_strings(message.get("bids", []), "bids")),
             plays=tuple(map(Card, _card_list(message.get("plays", []), "plays"))),
@@ -267,9 +276,10 @@ def _view_of(known: Knowledge) -> SeatView:
         )
     if exchange is not None and exchange[0] == seat:
         held |= 1 << exchange[2]
-        unplayed = exchange[2] not in known.plays
-        if (unplayed and not known.hand >> exchange[2] & 1) or bin(held).count("1") > size:
+        if exchange[2] not in known.plays and not known.hand >> exchange[2] & 1:
             raise _not_drawn(exchange[2], seat)
+        if bin(held).count("1") > size:
+            raise _wrong_size(seat, size, int(known.hand), 0)
     trumps = _trumps(rules, turned)
     if bin(held).count("1") > size:
         raise _wrong_size(seat, size, held, 0)
@@ -339,6 +349,11 @@ def _checked_turn_up(known: Knowledge, size: int, dealt_in: int) -> tuple[int, .
             )  # fmt: skip
         return turned
     stock = NUM_CARDS - size * dealt_in
+    if len(turned) > stock:
+        raise IllegalAction(
+            "D5", N_("{count} cards turned up, but the stock holds {stock}"),
+            count=len(turned), stock=stock,
+        )  # fmt: skip
     jokers_only = len(turned) == stock and all(card >= LITTLE_BLOOPER for card in turned)
     jokers_first = all(card >= LITTLE_BLOOPER for card in turned[:-1])
     if not turned or not (jokers_only or (jokers_first and turned[-1] < LITTLE_BLOOPER)):
@@ -600,6 +615,19 @@ def _no_deal_fits(
     )  # fmt: skip
 
 
+def _refuse_repeats(cards: list[object], place: str) -> None:
+    """D3: a card written twice in one place."""
+    seen: set[int] = set()
+    for card in cards:
+        number = int(Card(card))
+        if number in seen:
+            raise IllegalAction(
+                "D3", N_("{card} is seen twice: in {first} and in {second}"),
+                card=card_name(number), first=place, second=place,
+            )  # fmt: skip
+        seen.add(number)
+
+
 def _not_drawn(card: int, seat: int) -> IllegalAction:
     return IllegalAction(
         "D4",
@@ -671,13 +699,6 @@ def _card_list(value: object, key: str) -> list[int]:
         raise
     except (TypeError, ValueError):
         raise ValueError(f'"{key}" must be a list of cards, not {value!r}') from None
-
-
-def _cards(value: object, key: str) -> int:
-    mask = 0
-    for card in _card_list(value, key):
-        mask |= 1 << card
-    return mask
 
 
 def _deal_of_size(rules: Ruleset, size: object) -> int:

@@ -85,12 +85,18 @@ class Answerer:
             answer = _error(None, None, f"a message is at most {MAX_MESSAGE} characters")
         else:
             try:
-                message = json.loads(line)
+                message = json.loads(line, parse_constant=_no_constant)
             except json.JSONDecodeError as error:
                 answer = _error(None, None, f"not JSON: {error.msg} at character {error.pos}")
+            except (ValueError, RecursionError) as error:  # NaN, a number of 5,000 digits …
+                answer = _error(None, None, f"not JSON: {str(error)[:100]}")
             else:
                 answer = self.answer(message)
-        return json.dumps(answer, ensure_ascii=False)
+        return json.dumps(answer)  # \u escapes: any id comes back as it came, lone surrogates too
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _not_to_move(seat: int, to_move: int | None, phase: Phase) -> BackAlleyError:

@@ -24,6 +24,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
         prepare_solver()
     print(_("backalley bot: {level}, rules {rules}: one JSON message a line").format(
         level=args.level, rules=rules.name), file=sys.stderr)  # fmt: skip
+    sys.stdin.reconfigure(errors="replace")  # type: ignore[union-attr]  # bad bytes: not JSON
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -316,7 +316,9 @@ async def ask_bot(request: Request) -> Response:
     if "error" in answer:
         wrong = answer["error"]
         refusal = protocol.error("bad_knowledge", wrong["message"], rule=wrong["rule"])
-        return JSONResponse(refusal | {"id": answer.get("id")}, status_code=400)
+        if "id" in answer:
+            refusal["id"] = answer["id"]
+        return JSONResponse(refusal, status_code=400)
     answer["level"] = level
     if playing != level:  # the solver is being prepared: a medium bot stands in meanwhile
         answer["played_as"] = playing

@@ -149,14 +149,27 @@ def parse(frame: str | bytes) -> Message:
     )
 
 
+def strict_loads(text: str | bytes) -> Any:
+    """``json.loads`` that refuses what JSON has not: ``NaN``, ``Infinity`` (which Python's
+    parser takes, and no answer could echo back).
+
+    :raises ValueError: for those, as for any text that is not JSON.
+    """
+    return json.loads(text, parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def loads(frame: str | bytes) -> Any:
     """The JSON value in ``frame``, whatever it holds (nested too deep for the parser, bytes
-    that are not UTF-8: both refused as not JSON).
+    that are not UTF-8, ``NaN``: all refused as not JSON).
 
     :raises ProtocolError: ``bad_json``.
     """
     try:
-        return json.loads(frame)
+        return strict_loads(frame)
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise ProtocolError("bad_json", N_("a message must be one JSON object")) from None
 

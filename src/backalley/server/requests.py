@@ -36,7 +36,7 @@ async def body(request: Request) -> dict[str, Any]:
     except TimeoutError:
         raise too_slow() from None
     try:
-        data = json.loads(body or b"{}")
+        data = protocol.strict_loads(body or b"{}")
     except (ValueError, RecursionError):
         raise TableError("bad_json", N_("the request must be one JSON object")) from None
     if not isinstance(data, dict) or not protocol.is_text(json.dumps(data, ensure_ascii=False)):

@@ -101,7 +101,7 @@ class TableError(ProtocolError):
 
 def check_level(level: object) -> None:
     """:raises TableError: ``level`` is not one of the bots' levels."""
-    if level not in LEVELS:
+    if not isinstance(level, str) or level not in LEVELS:
         raise TableError(
             "bad_field",
             N_("unknown bot level {level}; the levels are {levels}"),
