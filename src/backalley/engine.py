@@ -74,6 +74,7 @@ from backalley.rules import (
     action_name,
     bid_action,
     bidding_order,
+    is_int,
     named_action,
     next_seat,
     parse_bid,
@@ -496,7 +497,7 @@ class Game:
         game = cls(rules)
         counted = len(rules.hand_sizes)
         if tie_breaker is None:
-            if not _is_int(deal) or not 0 <= deal < counted:  # type: ignore[operator]
+            if not is_int(deal) or not 0 <= deal < counted:  # type: ignore[operator]
                 raise IllegalAction(
                     "D2",
                     N_("there is no counted deal {deal}: this game has deals 0 to {last}"),
@@ -511,7 +512,7 @@ class Game:
         if (
             not isinstance(scores, (list, tuple))
             or len(scores) != game.num_sides
-            or not all(map(_is_int, scores))
+            or not all(map(is_int, scores))
         ):
             raise IllegalAction(
                 "S4",
@@ -519,7 +520,7 @@ class Game:
                 sides=game.num_sides,
                 scores=repr(scores),
             )
-        if not _is_int(passes) or passes < 0:  # type: ignore[operator]
+        if not is_int(passes) or passes < 0:  # type: ignore[operator]
             raise IllegalAction(
                 "D7",
                 N_("the deals thrown in before this one are a count from 0, not {passes}"),
@@ -528,7 +529,7 @@ class Game:
         assert isinstance(deal, int) and isinstance(passes, int)
         if deals_before is None:
             deals_before = deal + passes
-        if not _is_int(deals_before) or deals_before < deal + passes:  # type: ignore[operator]
+        if not is_int(deals_before) or deals_before < deal + passes:  # type: ignore[operator]
             raise IllegalAction(
                 "D2",
                 N_("{before} deals cannot have been dealt before counted deal {deal}"),
@@ -1534,10 +1535,6 @@ def is_bid_text(text: str, bidding: bool = False) -> bool:
     return True
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _tie_breaker(rules: Ruleset, seats: object) -> tuple[DealKind, tuple[int, ...]]:
     """The tie-breaker dealt to ``seats`` (E2, E3), as a game taken up before it holds it.
 
@@ -1548,7 +1545,7 @@ def _tie_breaker(rules: Ruleset, seats: object) -> tuple[DealKind, tuple[int, ..
         raise IllegalAction(rule, N_("these rules have no tie-breaker"))
     if (
         not isinstance(seats, (list, tuple))
-        or not all(map(_is_int, seats))
+        or not all(map(is_int, seats))
         or sorted(set(seats)) != list(seats)
         or not set(seats) <= set(range(rules.num_players))
         or len(seats) < (4 if rules.num_players == 4 else 2)

@@ -75,7 +75,7 @@ from backalley.engine import (
     legal_cards,
     trick_winner,
 )
-from backalley.rules import Ruleset, ThrownIn, next_seat
+from backalley.rules import Ruleset, ThrownIn, is_int, next_seat
 from backalley.view import SeatView
 
 __all__ = ["Knowledge"]
@@ -252,19 +252,12 @@ class Knowledge:
 
 def _view_of(known: Knowledge) -> SeatView:
     rules = known.rules
-    game = Game.taken_up(
-        rules,
-        deal=known.deal,
-        scores=list(known.scores) if known.scores is not None else None,
-        passes=known.passes,
-        tie_breaker=list(known.tie_breaker) if known.tie_breaker is not None else None,
-        deals_before=known.deals_before,
-    )
+    game = _taken_up(known)
     _, size, seats = game.next_deal()
     seat, dealer = known.seat, known.dealer
-    if not _is_int(seat) or not 0 <= seat < rules.num_players:
+    if not is_int(seat) or not 0 <= seat < rules.num_players:
         raise SeatError(repr(seat), rules.num_players)
-    if not _is_int(dealer) or not 0 <= dealer < rules.num_players:
+    if not is_int(dealer) or not 0 <= dealer < rules.num_players:
         raise IllegalAction("D1", N_("there is no seat {dealer} to deal"), dealer=repr(dealer))
     _refuse_cards_seen_twice(known)
     turned = _checked_turn_up(known, size, len(seats))
@@ -314,6 +307,26 @@ def _view_of(known: Knowledge) -> SeatView:
     return game.view(seat)
 
 
+def _taken_up(known: Knowledge) -> Game:
+    """The game at the knowledge's deal, with what it carries from earlier ones."""
+    return Game.taken_up(
+        known.rules,
+        deal=known.deal,
+        scores=list(known.scores) if known.scores is not None else None,
+        passes=known.passes,
+        tie_breaker=list(known.tie_breaker) if known.tie_breaker is not None else None,
+        deals_before=known.deals_before,
+    )
+
+
+def _seen_twice(card: int, first: str, second: str) -> IllegalAction:
+    """D3: each of the 54 cards is in one place only."""
+    return IllegalAction(
+        "D3", N_("{card} is seen twice: in {first} and in {second}"),
+        card=card_name(card), first=first, second=second,
+    )  # fmt: skip
+
+
 def _refuse_cards_seen_twice(known: Knowledge) -> None:
     """D3: each of the 54 cards is in one place only."""
     where: dict[int, str] = {}
@@ -327,13 +340,7 @@ def _refuse_cards_seen_twice(known: Knowledge) -> None:
     for place, cards in places:
         for card in cards:
             if card in where:
-                raise IllegalAction(
-                    "D3",
-                    N_("{card} is seen twice: in {first} and in {second}"),
-                    card=card_name(card),
-                    first=where[card],
-                    second=place,
-                )
+                raise _seen_twice(card, where[card], place)
             where[card] = place
 
 
@@ -388,7 +395,7 @@ def _checked_exchange(
         raise IllegalAction(
             "D4", N_("a joker is shown only when the other one is turned up (no trump)")
         )
-    if not _is_int(shower) or shower not in seats:
+    if not is_int(shower) or shower not in seats:
         raise IllegalAction("D4", N_("there is no seat {seat} to show a joker"), seat=repr(shower))
     if shower == known.seat and known.drawn is None:
         raise IllegalAction("D4", N_("the seat that showed the joker says which card it drew"))
@@ -468,14 +475,7 @@ def _dealt(
     for hand in hands:
         placed |= hand
     stock += [card for card in range(NUM_CARDS) if not placed >> card & 1]
-    game = Game.taken_up(
-        rules,
-        deal=known.deal,
-        scores=list(known.scores) if known.scores is not None else None,
-        passes=known.passes,
-        tie_breaker=list(known.tie_breaker) if known.tie_breaker is not None else None,
-        deals_before=known.deals_before,
-    )
+    game = _taken_up(known)
     game.start_deal(known.dealer, [mask_cards(hand) for hand in hands], stock)
     return game
 
@@ -621,10 +621,7 @@ def _refuse_repeats(cards: list[object], place: str) -> None:
     for card in cards:
         number = int(Card(card))
         if number in seen:
-            raise IllegalAction(
-                "D3", N_("{card} is seen twice: in {first} and in {second}"),
-                card=card_name(number), first=place, second=place,
-            )  # fmt: skip
+            raise _seen_twice(number, place, place)
         seen.add(number)
 
 
@@ -664,12 +661,8 @@ def _required(message: Mapping[str, Any], key: str) -> Any:
     return message[key]
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _field_int(value: object, key: str) -> int:
-    if not _is_int(value):
+    if not is_int(value):
         raise ValueError(f'"{key}" must be a whole number, not {value!r}')
     assert isinstance(value, int)
     return value
@@ -703,6 +696,6 @@ def _card_list(value: object, key: str) -> list[int]:
 
 def _deal_of_size(rules: Ruleset, size: object) -> int:
     """The first counted deal dealt ``size`` cards (D2)."""
-    if _is_int(size) and size in rules.hand_sizes:
+    if is_int(size) and size in rules.hand_sizes:
         return rules.hand_sizes.index(size)
     raise IllegalAction("D2", N_("no deal of these rules is dealt {size} cards"), size=repr(size))

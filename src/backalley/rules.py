@@ -357,7 +357,7 @@ class Ruleset:
             if (
                 not isinstance(value, (list, tuple))
                 or not value
-                or not all(_is_int(v) and 1 <= v <= 13 for v in value)
+                or not all(is_int(v) and 1 <= v <= 13 for v in value)
             ):
                 raise RulesError(
                     N_("option hand_sizes must be a list of hand sizes 1..13 or null, not {value}"),
@@ -365,21 +365,21 @@ class Ruleset:
                 )
             return tuple(value)
         if key == "all_pass_limit":
-            if value is not None and not (_is_int(value) and value >= 1):
+            if value is not None and not (is_int(value) and value >= 1):
                 raise RulesError(
                     N_("option all_pass_limit must be an integer from 1 up, or null, not {value}"),
                     value=repr(value),
                 )
             return value
         if key == "rainbow_hand":
-            if value is not None and not (_is_int(value) and 1 <= value <= 13):
+            if value is not None and not (is_int(value) and 1 <= value <= 13):
                 raise RulesError(
                     N_("option rainbow_hand must be a hand size 1..13, or null, not {value}"),
                     value=repr(value),
                 )
             return value
         if key == "renig_min_hand":
-            if value is not None and not _is_int(value):
+            if value is not None and not is_int(value):
                 raise RulesError(
                     N_("option renig_min_hand must be an integer or null, not {value}"),
                     value=repr(value),
@@ -471,7 +471,8 @@ def length_of(rules: Ruleset) -> str | None:
     return None
 
 
-def _is_int(value: Any) -> bool:
+def is_int(value: object) -> bool:
+    """An ``int`` and not a ``bool``: a count or a seat as the rules take them."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
