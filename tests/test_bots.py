@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley.bots import BOTS, LEVELS, make_bot, play_game, players_elsewhere
+from backalley.bots.beginner import BeginnerBot
 from backalley.bots.heuristic import HeuristicBot
 from backalley.bots.pimc import PimcBot
 from backalley.engine import BOARD, PASS, Deal, Game, bid_action
@@ -133,3 +134,31 @@ def test_heuristic_ruffs_when_void_and_draws_trumps_for_board():
     deal(board, 3, ["BJ AH 2S", "3S 4S 5S", "6S 7S 8S", "9S TS JS"], top="7H")
     play(board, "board pass pass pass")
     assert heuristic_choice(board) == cards("BJ")[0]  # board bidder draws trumps from the top
+
+
+def beginner_choice(game: Game) -> int:
+    seat = game.to_move
+    assert seat is not None
+    return BeginnerBot().act(game.view(seat), random.Random(0))
+
+
+def test_beginner_counts_queens_and_high_trumps_and_hopes_for_board():
+    game = game_of(hand_sizes=[4])
+    # Seat 0: QS KD JH 2C with hearts trumps: three "tricks" of four cards, so board.
+    deal(game, 3, ["QS KD JH 2C", "2S 3S 4S 5S", "QD 9H 2D 3C", "4C 5C 6C 7C"], top="7H")
+    assert beginner_choice(game) == BOARD
+    play(game, "board")
+    assert beginner_choice(game) == PASS  # seat 1: nothing high
+    play(game, "pass")
+    assert beginner_choice(game) == bid_action(1)  # seat 2: the queen (a low trump is none)
+    short = game_of(hand_sizes=[1])
+    deal(short, 3, ["QC", "2S", "3S", "4S"], top="7H")
+    assert beginner_choice(short) == BOARD  # one card, and it looks like a trick
+
+
+def test_the_beginner_does_not_notice_its_partner():
+    game = game_of(hand_sizes=[2])
+    deal(game, 3, ["AS 2C", "2S 3S", "KD 4C", "5S 6S"], top="7H")
+    play(game, "board pass")
+    assert beginner_choice(game) == BOARD  # its partner's board, raised again (B4)
+    assert heuristic_choice(game) == PASS  # where medium leaves it

@@ -1,13 +1,16 @@
 """A beginner: the ``easy`` level, a weak player but a plausible one.
 
-It plays as people do in their first games. Aces, kings and high trumps are counted as
-tricks, and the count is bid, whatever the partner bid and however many of those cards will
-really win; with nothing but such cards it bids board. In play it follows suit (the rules
+It plays as people do in their first games. Every picture card above the jack and every
+trump from the jack up is counted as a trick, and the count is bid, whatever the partner
+bid and however many of those cards will really win; when all its cards but one are such
+cards, it hopes for the last trick and bids board. In play it follows suit (the rules
 see to that), plays its best card to win a trick and its worst when it cannot, and ruffs
 whatever it is void in, with the lowest trump that wins. It does not notice its partner: it
 overtakes a partner who is winning, ruffs a partner's ace, and never leads for the side. It
 leads its highest card. So it takes tricks, and its bids are near its hand, but it loses
-where a club player would not: overbids, and tricks thrown away between partners.
+where a club player would not: overbids, boards that fail, and tricks thrown away between
+partners. (On 3, 2 and 1 cards, where bidding decides the deal, that is what sets it below
+``medium``; see the README's ladder.)
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, rank_of
 from backalley.engine import BOARD, PASS, follow_mask, trick_winner, winning_card
 from backalley.view import SeatView
 
-ACE, KING, JACK = 12, 11, 9  #: ranks (rank_of: 0 for a 2 … 12 for an ace)
+QUEEN, JACK = 10, 9  #: ranks (rank_of: 0 for a 2 … 12 for an ace)
 
 
 class BeginnerBot:
@@ -36,17 +39,17 @@ class BeginnerBot:
         return self.play(view, legal)
 
     def bid(self, view: SeatView, legal: list[int]) -> int:
-        """The count of its aces, kings and trumps from the jack up (a Blooper among them);
-        board when every card is one."""
+        """The count of its aces, kings, queens and trumps from the jack up (a Blooper among
+        them); board when all its cards but one are such (on one card, when it is one)."""
         trumps = view.trump_cards
         count = sum(
             1
             for card in view.hand
             if card >= LITTLE_BLOOPER
-            or rank_of(card) >= KING
+            or rank_of(card) >= QUEEN
             or (trumps >> card & 1 and rank_of(card) >= JACK)
         )
-        if count >= view.hand_size and BOARD in legal:
+        if count >= max(1, view.hand_size - 1) and BOARD in legal:
             return BOARD
         numbers = [a - PASS for a in legal if PASS < a < BOARD]
         bid = min(count, max(numbers, default=0))
