@@ -13,6 +13,8 @@ Four measurements, each the median of several alternating rounds:
    OpenSpiel's plain random play (legal actions, apply one; chance nodes included).
 3. **PettingZoo**: the AEC environment's steps/s (``observe``, then ``step``).
 4. **Scaling**: the compact rows at 1, 64 and 1,024 games (and ``--games``).
+5. **Through pyspiel**: random play of a short game, and external-sampling MCCFR
+   iterations on a one-card deal, ``python_backalley`` against ``oh_hell`` in the same run.
 
 numba runs the batched environment on one thread; the first round compiles nothing (the
 kernel is compiled, or loaded from numba's cache, before the clock starts). OpenSpiel is
@@ -130,6 +132,55 @@ def openspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
     return {"tensor": with_tensor, "plain": plain}
 
 
+def pyspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
+    """Both games through pyspiel, as OpenSpiel's algorithms meet them: random play of a
+    whole game (our ``python_backalley`` at 3, 2 and 1 cards against ``oh_hell`` at 3
+    tricks), and iterations of external-sampling MCCFR on one 1-card deal (``oh_hell`` with
+    one trick)."""
+    try:
+        import pyspiel
+        from open_spiel.python.algorithms import external_sampling_mccfr as es
+
+        import backalley.env.openspiel  # noqa: F401  (registers python_backalley)
+    except ImportError:
+        return {}
+    rng = random.Random(seed)
+
+    def random_play(game: object) -> Callable[[], int]:
+        def run() -> int:
+            state = game.new_initial_state()  # type: ignore[attr-defined]
+            steps = 0
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(rng.choice(state.chance_outcomes())[0])
+                else:
+                    state.apply_action(rng.choice(state.legal_actions()))
+                    steps += 1
+            return steps
+
+        return run
+
+    def mccfr(game: object) -> Callable[[], int]:
+        solver = es.ExternalSamplingSolver(game, es.AverageType.SIMPLE)
+
+        def run() -> int:
+            solver.iteration()
+            return 1
+
+        return run
+
+    ours = pyspiel.load_game("python_backalley", {"hand_sizes": "3,2,1"})
+    theirs = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 3})
+    one = pyspiel.load_game("python_backalley", {"hand_sizes": "1", "episode": "deal"})
+    their_one = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 1})
+    return {
+        "python_backalley 3-2-1, random play": random_play(ours),
+        "oh_hell 3 tricks, random play": random_play(theirs),
+        "MCCFR, python_backalley 1 card": mccfr(one),
+        "MCCFR, oh_hell 1 trick": mccfr(their_one),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
@@ -177,6 +228,26 @@ def main() -> None:
             f"{value / plain:,.2f}×" if plain else "",
         )
     console.print(table)
+    through = pyspiel_loops(args.seed)
+    if through:
+        timed: dict[str, list[float]] = {name: [] for name in through}
+        for _ in track(rounds, description="Through pyspiel", console=Console(stderr=True)):
+            for name, run in through.items():
+                timed[name].append(rate(run, args.seconds))
+        per_second = {name: statistics.median(s) for name, s in timed.items()}
+        names = list(per_second)
+        spiel_table = Table(
+            title="Through pyspiel, one core: steps (random play) or external-sampling MCCFR"
+            " iterations a second, ours against oh_hell (C++)"
+        )
+        spiel_table.add_column("loop", no_wrap=True)
+        spiel_table.add_column("per second", justify="right")
+        spiel_table.add_column("ours ÷ oh_hell", justify="right")
+        for ours, theirs in (names[0:2], names[2:4]):
+            ratio = f"{per_second[ours] / per_second[theirs]:.2f}×"
+            spiel_table.add_row(ours, f"{per_second[ours]:,.0f}", ratio)
+            spiel_table.add_row(theirs, f"{per_second[theirs]:,.0f}", "")
+        console.print(spiel_table)
     if not spiel:
         console.print("OpenSpiel is not installed (pip install -e '.[bench]'): no ratios.")
 

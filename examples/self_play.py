@@ -26,6 +26,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
 from backalley.env import BatchedEnv
+from backalley.env.batched import needs_compiling, prepare
 from backalley.env.policy import Policy, masked_softmax
 
 RULES = ("standard", {"hand_sizes": [3, 2, 1]})
@@ -242,6 +243,10 @@ def main() -> None:
     args = parser.parse_args()
     console = Console()
     args.out.mkdir(parents=True, exist_ok=True)
+    if needs_compiling():
+        with console.status("Compiling the environment's kernel (once on this machine)"):
+            seconds = prepare()
+        console.print(f"Compiled the environment's kernel in {seconds:.0f} s (numba caches it)")
     policy, curve = train(args.minutes, args.games, args.seed, console, args.min_updates)
     policy.save(args.out / "policy.npz")
     console.print(
@@ -266,7 +271,12 @@ def main() -> None:
             f"{mean:+.1f} ± {half:.1f} points a game (95 %)"
         )
     (args.out / "curve.json").write_text(json.dumps({"curve": curve, "arena": arena}))
-    plot(curve, arena, args.out / "curve.png")
+    try:
+        plot(curve, arena, args.out / "curve.png")
+    except ImportError:
+        console.print("No plot: matplotlib is not installed (pip install -e '.[rl,plot]').")
+        console.print(f"Wrote {args.out / 'policy.npz'} and {args.out / 'curve.json'}")
+        return
     console.print(f"Wrote {args.out / 'policy.npz'} and {args.out / 'curve.png'}")
 
 

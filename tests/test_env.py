@@ -99,7 +99,9 @@ def lockstep(
 
 @pytest.mark.parametrize("preset", ["standard", "classic", "classic3", "bab"])
 def test_every_step_of_whole_games_is_the_engines(preset: str) -> None:
-    env = BatchedEnv(6, preset, {"hand_sizes": [4, 2, 1, 3]}, encoding="full", record=True)
+    env = BatchedEnv(
+        6, preset, {"hand_sizes": [4, 2, 1, 3]}, encoding="full", record=True, max_passes=None
+    )
     assert lockstep(env, seed=3, steps=400) >= 6
 
 
@@ -114,7 +116,13 @@ def test_every_option_steps_as_the_engine(
     rules: Ruleset, seed: int, episode: str, passes: float
 ) -> None:
     env = BatchedEnv(
-        4, rules.name, rules.changed_options(), episode=episode, reward="win", record=2000
+        4,
+        rules.name,
+        rules.changed_options(),
+        episode=episode,
+        reward="win",
+        record=2000,
+        max_passes=None,
     )  # renig_min_hand=1 throws in most 1-card deals: keep every deal
     lockstep(env, seed=seed, steps=120, passes=passes)
 
@@ -125,18 +133,18 @@ def test_all_pass_deals_and_their_limit_as_the_engine(all_pass: str, limit: int 
     """D7: deals thrown in when all pass, dealt again by the next dealer or the same one,
     and played after ``all_pass_limit`` throw-ins in a row."""
     options = {"hand_sizes": [1, 2], "all_pass": all_pass, "all_pass_limit": limit}
-    env = BatchedEnv(8, "standard", options, encoding="full", record=True)
+    env = BatchedEnv(8, "standard", options, encoding="full", record=True, max_passes=None)
     assert lockstep(env, seed=1, steps=300, passes=0.9) >= 8
 
 
 def test_full_length_games_of_each_preset_in_lockstep() -> None:
     for preset in ("standard", "classic", "classic3", "bab"):
-        env = BatchedEnv(2, preset, encoding="full", record=True)
+        env = BatchedEnv(2, preset, encoding="full", record=True, max_passes=None)
         assert lockstep(env, seed=11, steps=1400, check_obs=preset == "classic") >= 1
 
 
 def test_thousands_of_games_are_the_engines_records() -> None:
-    env = BatchedEnv(64, "standard", {"hand_sizes": [5, 3, 1, 2]}, record=True)
+    env = BatchedEnv(64, "standard", {"hand_sizes": [5, 3, 1, 2]}, record=True, max_passes=None)
     env.reset(seed=7)
     rng = np.random.default_rng(7)
     finished = 0
@@ -219,7 +227,9 @@ def test_the_layouts_are_contiguous_and_sized_as_documented() -> None:
 def test_dealing_the_hidden_cards_again_changes_no_observation(encoding: str) -> None:
     """The other hands dealt again, consistently with the seat's view (its voids, P4's
     forced trumps): the observation is the same."""
-    env = BatchedEnv(24, "standard", {"hand_sizes": [9, 5]}, encoding=encoding, record=True)
+    env = BatchedEnv(
+        24, "standard", {"hand_sizes": [9, 5]}, encoding=encoding, record=True, max_passes=None
+    )
     env.reset(seed=9)
     games = [Game(env.rules) for _ in range(env.num_games)]
     for i, game in enumerate(games):
@@ -338,7 +348,7 @@ def test_a_seat_environment_plays_one_seat_against_bots() -> None:
             observation, reward, done, _truncated, info = env.step(int(legal[0]))
             total += reward
         assert total == info["scores"][1]
-        results.append(info["scores"])
+        results.append(list(info["scores"]))
     assert results[0] == results[1]
     with pytest.raises(ValueError, match="one per other seat"):
         SeatEnv(others=["random", "random"])
@@ -359,9 +369,56 @@ def test_the_env_page_examples_run() -> None:
 
     text = (Path(__file__).parent.parent / "docs" / "env.md").read_text(encoding="utf-8")
     examples = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
-    assert len(examples) == 3
+    assert len(examples) == 6
     for code in examples:
         exec(compile(code, "env.md", "exec"), {})
+
+
+def test_the_env_page_commands_run_with_the_extras_they_name(tmp_path) -> None:
+    """Each shell command of docs/env.md, with a smoke setting (seconds, not minutes)."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    text = (root / "docs" / "env.md").read_text(encoding="utf-8")
+    commands = [
+        c for block in re.findall(r"```sh\n(.*?)```", text, re.DOTALL) for c in block.splitlines()
+    ]
+    smoke = {
+        "python examples/self_play.py --minutes 4 --out self-play": (
+            "--minutes 0.02 --arena-games 4"
+        ),
+        "backalley arena policy:self-play/policy.npz heuristic --option hand_sizes=3,2,1": (
+            "--games 4"
+        ),
+        "backalley arena --players expert,openspiel-ismcts --games 200 --option hand_sizes=3,2,1": (
+            "--games 2 --repeatable"
+        ),
+    }
+    ran = []
+    for command in commands:
+        command = command.split("#")[0].strip()
+        if not command or command.startswith("pip install"):
+            continue
+        assert command in smoke, f"docs/env.md has a command no test runs: {command}"
+        words = command.replace("--games 200", "").replace("--minutes 4", "").split()
+        words = [w.replace("self-play", str(tmp_path / "self-play")) for w in words]
+        words += smoke[command].split()
+        if words[0] == "python":
+            words[0] = sys.executable
+        else:
+            words = [str(Path(sys.executable).parent / "backalley"), *words[1:]]
+        done = subprocess.run(
+            words, cwd=root, capture_output=True, text=True, timeout=600,
+            env={**os.environ, "COLUMNS": "120"},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        ran.append(command)
+    assert len(ran) == len(smoke)
+    assert (tmp_path / "self-play" / "policy.npz").exists()
 
 
 def test_the_batched_environment_needs_nothing_beyond_the_core_install() -> None:

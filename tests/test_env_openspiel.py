@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import numpy as np
@@ -9,12 +10,16 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
 from backalley.bots import make_bot, play_game  # noqa: E402
 from backalley.engine import Game  # noqa: E402
 from backalley.env import encode_view  # noqa: E402
 from backalley.env import openspiel as bo  # noqa: E402
 from backalley.record import verify, write_record  # noqa: E402
 from backalley.rules import DealKind, Ruleset  # noqa: E402
+from test_properties import rulesets  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -28,7 +33,7 @@ from backalley.rules import DealKind, Ruleset  # noqa: E402
 )
 def test_openspiel_plays_the_game_through_its_own_api(params: dict) -> None:
     game = pyspiel.load_game(bo.SHORT_NAME, params)
-    pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
+    pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
     rng = random.Random(2)
     for _ in range(15):
         state = game.new_initial_state()
@@ -93,3 +98,68 @@ def test_ismcts_beats_random_play() -> None:
         play_game(game, [bo.OpenSpielPlayer("ismcts", 150), make_bot("random")] * 2, seed=seed)
         total += game.scores[0] - game.scores[1]
     assert total > 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(rules=rulesets(), episode=st.sampled_from(["game", "deal"]))
+def test_every_configuration_round_trips_through_its_game_string(
+    rules: Ruleset, episode: str
+) -> None:
+    import json
+
+    params = {
+        "rules": rules.name,
+        "options": json.dumps(rules.changed_options()),
+        "episode": episode,
+    }
+    game = pyspiel.load_game(bo.SHORT_NAME, params)
+    text = str(game)
+    again = pyspiel.load_game(text)
+    assert str(again) == text and again.rules == game.rules
+    assert bo.base_rules_of(again.get_parameters()) == rules
+    state = game.new_initial_state()
+    rng = random.Random(len(text))
+    for _ in range(rng.randrange(5, 60)):
+        if state.is_terminal():
+            break
+        outcomes = state.chance_outcomes() if state.is_chance_node() else None
+        state.apply_action(
+            rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions())
+        )
+    revived_game, revived = pyspiel.deserialize_game_and_state(
+        pyspiel.serialize_game_and_state(game, state)
+    )
+    assert str(revived_game) == text and revived.history() == state.history()
+    assert str(revived) == str(state)
+    pickled = pickle.loads(pickle.dumps(state))
+    assert pickled.history() == state.history() and str(pickle.loads(pickle.dumps(game))) == text
+
+
+def test_ismcts_plays_whole_games_as_openspiel_documents_it() -> None:
+    """``ISMCTSBot`` with no resampler set: it calls the state's own
+    ``resample_from_infostate``, which deals the hidden cards again in the same game."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(bo.SHORT_NAME, {"rules": "standard", "hand_sizes": "2,1"})
+    seen_deals = set()
+    for seed in range(3):
+        evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+        bot = ismcts.ISMCTSBot(game, evaluator, 30.0, 40, random_state=np.random.RandomState(seed))
+        state, rng = game.new_initial_state(), random.Random(seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+                continue
+            player = state.current_player()
+            sample = state.resample_from_infostate(
+                player, pyspiel.UniformProbabilitySampler(0.0, 1.0)
+            )
+            assert sample.get_game().get_parameters() == game.get_parameters()
+            assert sample.information_state_string(player) == state.information_state_string(player)
+            assert sample.engine.scores == state.engine.scores
+            seen_deals.add(len(state.engine.deals))
+            action = bot.step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+        assert verify(write_record(state.engine)).exit_code == 0
+    assert seen_deals >= {1, 2}

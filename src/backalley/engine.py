@@ -33,7 +33,7 @@ import functools
 import math
 import random
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -274,6 +274,10 @@ class Deal:
         if self.points is not None:
             lines.append(f"points  {' / '.join(map(str, self.points))}")
         return "\n".join(lines)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) field by field, the compiled build as plain Python."""
+        return (_rebuilt_deal, (tuple(getattr(self, name) for name in _DEAL_FIELDS),))
 
     def copy(self) -> Deal:
         """A copy whose lists can change independently of this one's."""
@@ -1242,6 +1246,11 @@ class Game:
         """The table as the engine knows it: every hand shown."""
         return render(self._view(None), dict(enumerate(self._hands)))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) field by field, generator included: the lists a deal
+        shares with the game stay shared (pickle keeps each object once)."""
+        return (_rebuilt_game, (self.rules, tuple(getattr(self, name) for name in _GAME_FIELDS)))
+
     def copy(self, *, with_rng: bool = False) -> Game:
         """An independent copy, for search: past deals are shared, being final.
 
@@ -1266,6 +1275,22 @@ class Game:
         new._trick_log = self._trick_log[:]
 
         return new
+
+
+def _rebuilt_deal(values: tuple[Any, ...]) -> Deal:
+    """The deal whose fields are ``values`` (see :meth:`Deal.__reduce__`)."""
+    new = Deal(0, _NORMAL, 0, (), (), (), 0)
+    for name, value in zip(_DEAL_FIELDS, values, strict=True):
+        setattr(new, name, value)
+    return new
+
+
+def _rebuilt_game(rules: Ruleset, values: tuple[Any, ...]) -> Game:
+    """The game whose fields are ``values`` (see :meth:`Game.__reduce__`)."""
+    new = Game(rules)
+    for name, value in zip(_GAME_FIELDS, values, strict=True):
+        setattr(new, name, value)
+    return new
 
 
 _SUIT_NAMES = (N_("spades"), N_("hearts"), N_("diamonds"), N_("clubs"))

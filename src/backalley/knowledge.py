@@ -133,6 +133,12 @@ class Knowledge:
         """
         return _view_of(self)
 
+    def taken_up(self) -> Game:
+        """The game at this deal, before it is dealt: the rules and everything the game
+        carries from earlier deals (scores, D7's run of passes, a tie-breaker's seats), for
+        a caller that deals it itself (:meth:`Game.start_deal`)."""
+        return _taken_up(self)
+
     @classmethod
     def of(cls, view: SeatView) -> Knowledge:
         """What ``view`` says its seat knows: the inverse of :meth:`view`, for a view of a

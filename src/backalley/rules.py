@@ -270,6 +270,11 @@ class Ruleset:
     zero_contract: str
     rainbow_hand: int | None
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled (and deep-copied) by its fields: the compiled build cannot set a frozen
+        instance's fields one by one, as pickle otherwise would."""
+        return (Ruleset, tuple(getattr(self, f.name) for f in fields(self)))
+
     @property
     def num_players(self) -> int:
         """Four seats, or three in ``classic3`` (C4)."""

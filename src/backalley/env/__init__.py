@@ -14,6 +14,9 @@ from typing import Any
 
 from backalley.env.batched import Batch, BatchedEnv
 from backalley.env.encoding import COMPACT, FULL, encode_view
+from backalley.env.registry import register
+
+register()
 
 __all__ = ["COMPACT", "FULL", "Batch", "BatchedEnv", "SeatEnv", "encode_view", "pettingzoo_env"]
 

@@ -19,7 +19,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from backalley.engine import Game, Phase
-from backalley.env.dealing import dealer_for, game_rules
+from backalley.env.dealing import MAX_PASSES, dealer_for, game_rules, passes_in_a_row
 from backalley.env.encoding import bounds, encode_view, size_of
 from backalley.env.kernel import NUM_ACTIONS
 from backalley.rules import Ruleset
@@ -31,7 +31,9 @@ class BackAlleyAEC(AECEnv):  # type: ignore[misc]
     ``rules``, ``options``, ``episode``, ``encoding`` and ``reward`` are as for
     :class:`~backalley.env.BatchedEnv`. With ``duplicate``, episodes come in groups (two at
     four seats, three in ``classic3``) dealt the same cards, each with the hands turned one
-    seat further.
+    seat further. After ``max_passes`` deals in a row thrown in because all passed (D7),
+    every agent is truncated. At the end each agent's info holds ``scores`` and ``winner``
+    (the winning side, −1 for a draw).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -49,16 +51,18 @@ class BackAlleyAEC(AECEnv):  # type: ignore[misc]
         encoding: str = "compact",
         reward: str = "points",
         duplicate: bool = False,
+        max_passes: int | None = MAX_PASSES,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        self.max_passes = max_passes
         self.rules = Ruleset.preset(rules, **dict(options or {}))
         self.episode, self.encoding, self.reward = episode, encoding, reward
         self.duplicate = duplicate
         self.render_mode = render_mode
         n = self.rules.num_players
         self.possible_agents = [f"player_{seat}" for seat in range(n)]
-        low, high = bounds(encoding)
+        low, high = bounds(encoding, self.rules)
         observation = spaces.Dict(
             {
                 "observation": spaces.Box(low, high, (size_of(encoding),), np.float32),
@@ -119,7 +123,8 @@ class BackAlleyAEC(AECEnv):  # type: ignore[misc]
         before = list(game.scores)
         self._cumulative_rewards[agent] = 0
         game.apply(int(action))  # type: ignore[arg-type]
-        while game.phase == Phase.DEAL:
+        passes = self.max_passes
+        while game.phase == Phase.DEAL and (passes is None or passes_in_a_row(game) < passes):
             self._deal(game)
         rules = game.rules
         for seat, name in enumerate(self.possible_agents):
@@ -132,8 +137,11 @@ class BackAlleyAEC(AECEnv):  # type: ignore[misc]
                 self.rewards[name] = 0
         if game.is_over:
             self.terminations = dict.fromkeys(self.agents, True)
+            winner = -1 if game.winner is None else game.winner
             for name in self.agents:
-                self.infos[name] = {"scores": list(game.scores), "winner": game.winner}
+                self.infos[name] = {"scores": list(game.scores), "winner": winner}
+        elif game.phase == Phase.DEAL:  # max_passes all-pass deals in a row
+            self.truncations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self._agent(game)
         self._accumulate_rewards()

@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping
 from typing import Any, ClassVar, NamedTuple
 
@@ -23,6 +24,7 @@ import numpy as np
 
 from backalley.engine import Game, IllegalAction, Phase
 from backalley.env import kernel as k
+from backalley.env.dealing import MAX_PASSES
 from backalley.env.encoding import size_of, write_observations
 from backalley.rules import Ruleset
 
@@ -51,6 +53,9 @@ class Batch(NamedTuple):
     to_play: np.ndarray  #: [N] int64: the seat to act
     rewards: np.ndarray  #: [N, players] int64: what this step earned each seat
     done: np.ndarray  #: [N] bool: the game ended with this step (and a new one began)
+    #: [N] bool: the game was cut short with this step, ``max_passes`` deals in a row thrown
+    #: in because all passed (and a new one began); ``done`` is false for it
+    truncated: np.ndarray
 
 
 def rules_config(rules: Ruleset, one_deal: bool = False, reward: str = "points") -> np.ndarray:
@@ -93,6 +98,8 @@ class BatchedEnv:
       dealt the same cards, each game of a group with every hand turned one seat further;
     - ``record``: keep what :meth:`record` needs to write a finished game as a record (an
       int: how many deals of a game to keep, thrown-in deals counted; else 96).
+    - ``max_passes``: a game in which that many deals in a row were thrown in because all
+      passed (D7) is cut short (``Batch.truncated``) and replaced; ``None``: never.
 
     A finished game is replaced by a new one in the same step (Gymnasium's same-step
     autoreset): that step's rewards and ``done`` are the finished game's, its observation
@@ -115,6 +122,7 @@ class BatchedEnv:
         reward: str = "points",
         duplicate: bool = False,
         record: bool | int = False,
+        max_passes: int | None = MAX_PASSES,
     ) -> None:
         if episode not in ("game", "deal"):
             raise ValueError(f"episode must be 'game' or 'deal', not {episode!r}")
@@ -147,8 +155,11 @@ class BatchedEnv:
         self._to_play = np.zeros(n, dtype=np.int64)
         self._rewards = np.zeros((n, self.num_players), dtype=np.int64)
         self._done = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self.max_passes = max_passes
         self.final_scores = np.zeros((n, self.rules.num_sides), dtype=np.int64)
-        self.final_winner = np.full(n, -2, dtype=np.int64)  #: the side that won; −1 a draw
+        #: the side that won; −1 a draw, −2 cut short (max_passes)
+        self.final_winner = np.full(n, -2, dtype=np.int64)
         self._records: dict[int, tuple[Any, ...]] = {}
         self._seed = 0
         self._ready = False
@@ -164,11 +175,14 @@ class BatchedEnv:
             self._new_game(i)
         self._rewards[:] = 0
         self._done[:] = False
+        self._truncated[:] = False
         self._ready = True
         return self._observe()
 
     def step(self, actions: np.ndarray) -> Batch:
-        """Take each game's action (one of its mask's) for its player to act.
+        """Take each game's action (one of its mask's) for its player to act; a game given
+        ``WAIT`` (−1) stays as it is, its rewards 0 (so that some games can move without the
+        others).
 
         :raises IllegalAction: naming the first game whose action its mask refuses; then no
             game has moved.
@@ -187,15 +201,19 @@ class BatchedEnv:
                 action=int(actions[bad]),
             )
         if self._actions.shape[1]:
-            live = self._counts < self._actions.shape[1]
+            live = (self._counts < self._actions.shape[1]) & (actions != k.WAIT)
             self._actions[live, self._counts[live]] = actions[live]
-            self._counts += 1
+            self._counts += actions != k.WAIT
         k.step_all(
             self._config, self._sizes, self._games, self._seats, self._sides,
             self._decks, self._tricks, actions, self._rewards, self._done,
         )  # fmt: skip
         for i in np.flatnonzero(self._done):
             self._finish(int(i))
+        if self.max_passes is not None:
+            np.greater_equal(self._games[:, k.G_RUN], self.max_passes, out=self._truncated)
+            for i in np.flatnonzero(self._truncated):
+                self.restart(int(i))
         return self._observe()
 
     @property
@@ -255,6 +273,14 @@ class BatchedEnv:
             self._records[i] = self._snapshot(i)
         self._new_game(i)
 
+    def restart(self, i: int) -> None:
+        """Replace game ``i`` by a new one, this one cut short: its scores so far kept in
+        :attr:`final_scores`, no winner (−2). Call :meth:`observe` for the new observations."""
+        sides = self.rules.num_sides
+        self.final_scores[i] = self._sides[i, :sides, k.D_SCORE]
+        self.final_winner[i] = -2
+        self._new_game(i)
+
     def _snapshot(self, i: int) -> tuple[Any, ...]:
         dealt = int(self._games[i, k.G_DEAL_NUMBER]) + 1
         count = int(self._counts[i])
@@ -272,13 +298,52 @@ class BatchedEnv:
             self._actions[i, :count].copy(),
         )
 
+    def observe(self) -> Batch:
+        """The arrays as they are now (what the last step returned, unless games were
+        restarted since)."""
+        return self._observe()
+
     def _observe(self) -> Batch:
         k.write_masks(self._config, self._games, self._seats, self._masks, self._to_play)
         write_observations(
             self._config, self._games, self._seats, self._sides, self._decks, self._tricks,
             self._to_play, self._observations, self.encoding == "full",
         )  # fmt: skip
-        return Batch(self._observations, self._masks, self._to_play, self._rewards, self._done)
+        return Batch(
+            self._observations, self._masks, self._to_play, self._rewards, self._done,
+            self._truncated,
+        )  # fmt: skip
+
+
+def needs_compiling() -> bool:
+    """Will the first :class:`BatchedEnv` of this process compile its kernel (ten seconds
+    to a minute, once per machine) rather than load it from numba's cache (a second)?
+    Worth telling someone who waits; False when numba's cache cannot be read."""
+    if k.step_all.signatures:
+        return False  # compiled or loaded in this process already
+    try:
+        return not k.step_all._cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
+def prepare() -> float:
+    """Compile (or load) the kernel now, on one tiny game of each encoding: the seconds it
+    took. Call it where a wait is expected (before a progress bar starts, in a thread
+    while something else is set up); the first step otherwise does it unannounced."""
+    from backalley.solver import on_a_large_frame
+
+    start = time.perf_counter()
+
+    def work() -> None:
+        for encoding in ("compact", "full"):
+            env = BatchedEnv(1, "standard", {"hand_sizes": [1]}, encoding=encoding)
+            env.reset(seed=0)
+            env.step(env.sample(np.random.default_rng(0)))
+            env.random_play(1)
+
+    on_a_large_frame(work)
+    return time.perf_counter() - start
 
 
 def replay(

@@ -31,6 +31,7 @@ import numpy as np
 
 from backalley.env import kernel as k
 from backalley.jit import bit_length, compiled, popcount
+from backalley.rules import Ruleset
 from backalley.view import TRUMPS, SeatView
 
 
@@ -317,12 +318,17 @@ def write_observations(config, games, seats, sides, decks, tricks, to_play, out,
             )
 
 
-def bounds(encoding: str = "compact") -> tuple[np.ndarray, np.ndarray]:
+def bounds(
+    encoding: str = "compact", rules: Ruleset | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The least and greatest value of each float of ``encoding`` (for a Box space): 0 to 1,
-    but a numeric contract (up to two hands' worth, without B3's cap) and the scores."""
+    but a numeric contract (up to two hands' worth, without B3's cap) and the scores — for
+    ``rules``, what every deal at most scores or loses (a quadruple board doubled, 16 times
+    over, S3, and two rainbows, S5), else unbounded."""
     low = np.zeros(size_of(encoding), dtype=np.float32)
     high = np.ones(size_of(encoding), dtype=np.float32)
     high[O_CONTRACTS : O_CONTRACTS + 9] = 2.0
-    low[O_SCORES : O_SCORES + 3] = -np.inf
-    high[O_SCORES : O_SCORES + 3] = np.inf
+    most = np.inf if rules is None else sum(160 * n + 20 for n in rules.hand_sizes) / 100
+    low[O_SCORES : O_SCORES + 3] = -most
+    high[O_SCORES : O_SCORES + 3] = most
     return low, high

@@ -765,21 +765,28 @@ def new_game(config, sizes, games, seats, sides, decks, tricks, i, seed, turn) -
     deal(config, sizes, games, seats, sides, decks, tricks, i)
 
 
+WAIT = -1  #: an action that leaves its game as it is for this step
+
+
 @compiled()
 def first_illegal(config, games, seats, actions) -> int:
-    """The first game whose action is not legal, or −1."""
+    """The first game whose action is neither legal nor WAIT, or −1."""
     for i in range(actions.shape[0]):
-        if not is_legal(config, games, seats, i, actions[i]):
+        if actions[i] != WAIT and not is_legal(config, games, seats, i, actions[i]):
             return i
     return -1
 
 
 @compiled()
 def step_all(config, sizes, games, seats, sides, decks, tricks, actions, rewards, done) -> None:
-    """Apply every game's action; ``done[i]`` is set where a game ended."""
+    """Apply every game's action (a game given WAIT stays as it is); ``done[i]`` is set
+    where a game ended."""
     for i in range(actions.shape[0]):
         for s in range(rewards.shape[1]):
             rewards[i, s] = 0
+        if actions[i] == WAIT:
+            done[i] = False
+            continue
         act(config, sizes, games, seats, sides, decks, tricks, i, actions[i], rewards)
         done[i] = games[i, G_PHASE] == OVER
 

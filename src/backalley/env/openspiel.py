@@ -36,24 +36,62 @@ from backalley.cards import BIG_BLOOPER, LITTLE_BLOOPER, NUM_CARDS
 from backalley.engine import Game, Phase
 from backalley.env.encoding import COMPACT_SIZE, FULL_SIZE, encode_view
 from backalley.env.kernel import NUM_ACTIONS
-from backalley.rules import DealKind, Ruleset, action_name
+from backalley.knowledge import Knowledge
+from backalley.rules import DealKind, Ruleset, action_name, parse_option_value
 from backalley.view import SeatView
 
 SHORT_NAME = "python_backalley"
-_DEFAULTS = {"rules": "standard", "hand_sizes": "", "options": "{}", "episode": "game"}
+_DEFAULTS = {"rules": "standard", "hand_sizes": "", "options": "", "episode": "game"}
 _STOCK_DEALT = 3  #: stock cards dealt by chance: the turn-up, and what D4 and D5 may need
 
 
 def rules_of(params: dict[str, Any]) -> Ruleset:
-    """The rule set an OpenSpiel game's parameters name."""
-    options = json.loads(params.get("options") or "{}")
-    sizes = params.get("hand_sizes") or ""
-    if sizes:
-        options["hand_sizes"] = [int(s) for s in str(sizes).split(",")]
-    rules = Ruleset.preset(params.get("rules") or "standard", **options)
+    """The rule set an OpenSpiel game's parameters name (one deal's under ``episode="deal"``)."""
+    rules = base_rules_of(params)
     if params.get("episode") == "deal":
         rules = rules.with_options({"hand_sizes": [rules.hand_sizes[0]], "tie_breaker": False})
     return rules
+
+
+def base_rules_of(params: dict[str, Any]) -> Ruleset:
+    """The game's rule set before ``episode``: the preset, ``options`` (written as
+    :func:`options_text` writes them, or a JSON object) and ``hand_sizes`` (``"3,2,1"``,
+    ``"3-2-1"`` or ``"3 2 1"``; empty for the options' or the preset's)."""
+    text = str(params.get("options") or "").strip()
+    if text.startswith("{"):
+        options = json.loads(text)
+    else:
+        options = {}
+        for item in filter(None, text.split(";")):
+            key, _, value = item.partition(":")
+            if key == "hand_sizes":
+                value = value.replace("-", ",")
+            options[key] = parse_option_value(key, value)
+    sizes = str(params.get("hand_sizes") or "").strip()
+    if sizes:
+        options["hand_sizes"] = [
+            int(s) for s in sizes.replace("-", ",").replace(" ", ",").split(",") if s
+        ]
+    return Ruleset.preset(params.get("rules") or "standard", **options)
+
+
+def options_text(rules: Ruleset) -> str:
+    """``rules``' options other than the preset's, as the parameter ``options`` holds them in
+    a game string: ``name:value`` joined by ``;``, hand sizes by ``-`` (``hand_sizes:3-2-1``).
+    OpenSpiel's game strings split on commas and read a lone number as an int, so that the
+    game string has neither."""
+    items = []
+    for key, value in sorted(rules.changed_options().items()):
+        if key == "hand_sizes":
+            text = "-".join(map(str, value))
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        elif value is None:
+            text = "null"
+        else:
+            text = str(value)
+        items.append(f"{key}:{text}")
+    return ";".join(items)
 
 
 def _game_type(players: int) -> Any:
@@ -82,7 +120,16 @@ class BackAlleyGame(pyspiel.Game):  # type: ignore[misc]
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_DEFAULTS, **(params or {})}
+        if params["episode"] not in ("game", "deal"):
+            raise ValueError(f"episode is 'game' or 'deal', not {params['episode']!r}")
         self.rules = rules_of(params)
+        base = base_rules_of(params)
+        params = {  # as the game string gives them back: every configuration round-trips
+            "rules": base.name,
+            "hand_sizes": "",
+            "options": options_text(base),
+            "episode": params["episode"],
+        }
         n = self.rules.num_players
         bound = sum(2 * 10 * size * 16 + 40 * n for size in self.rules.hand_sizes)
         info = pyspiel.GameInfo(
@@ -212,9 +259,22 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     def resample(self, player: int, rng: random.Random) -> BackAlleyState:
         """This state with the cards ``player`` cannot see dealt again at random, consistently
-        with its view (a one-deal state of the deal in play)."""
+        with its view: a state of this game, at this deal, with the scores and everything
+        else the game carries from earlier deals (a one-deal game's, in one)."""
         view = self.engine.view(player)
-        return from_view(view, rng)
+        if self.get_game().get_parameters()["episode"] == "deal":
+            return from_view(view, rng)
+        hands, stock, moves = _world(view, rng)
+        engine = Knowledge.of(view).taken_up()
+        engine.start_deal(view.dealer, hands, stock)
+        for move in moves:
+            engine.apply(move)
+        return BackAlleyState(self.get_game(), engine)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BackAlleyState:
+        """OpenSpiel's resampling, as ``ISMCTSBot`` asks for it: :meth:`resample`, from a
+        generator seeded by one draw of ``probability_sampler``."""
+        return self.resample(player_id, random.Random(int(probability_sampler() * 2**53)))
 
 
 def info_key(state: BackAlleyState, player: int) -> str:
@@ -278,7 +338,26 @@ def from_view(view: SeatView, rng: random.Random) -> BackAlleyState:
     """
     if view.deal_kind != DealKind.NORMAL:
         raise ValueError("a tie-breaker deal is not a one-deal game")
-    assert view.seat is not None and view.dealer is not None
+    assert view.dealer is not None
+    hands, stock, moves = _world(view, rng)
+    rules = view.rules.with_options(
+        {"hand_sizes": [view.hand_size], "tie_breaker": False, "renig_min_hand": None}
+    )
+    engine = Game(rules)
+    engine.start_deal(view.dealer, hands, stock)
+    for move in moves:
+        engine.apply(move)
+    one_deal = pyspiel.load_game(SHORT_NAME, _one_deal_params(view))
+    return BackAlleyState(one_deal, engine)
+
+
+def _world(view: SeatView, rng: random.Random) -> tuple[list[list[int]], list[int], list[int]]:
+    """The deal in ``view`` with its hidden hands dealt at random consistently with it: each
+    seat's hand as dealt, the stock (the turn-up on top), and the bids and cards so far.
+
+    :raises ValueError: for a view no deal fits.
+    """
+    assert view.seat is not None
     banned = exclusions(view)
     turned = view.turned_up
     no_trump = view.rules.joker_turnup == "no_trump"
@@ -313,19 +392,8 @@ def from_view(view: SeatView, rng: random.Random) -> BackAlleyState:
     for mask in dealt:
         used |= {c for c in range(NUM_CARDS) if mask >> c & 1}
     stock = top + sorted(set(range(NUM_CARDS)) - used)
-    rules = view.rules.with_options(
-        {"hand_sizes": [view.hand_size], "tie_breaker": False, "renig_min_hand": None}
-    )
-    engine = Game(rules)
-    engine.start_deal(
-        view.dealer,
-        [[c for c in range(NUM_CARDS) if dealt[s] >> c & 1] for s in range(rules.num_players)],
-        stock,
-    )
-    for move in moves:
-        engine.apply(move)
-    one_deal = pyspiel.load_game(SHORT_NAME, _one_deal_params(view))
-    return BackAlleyState(one_deal, engine)
+    held = [[c for c in range(NUM_CARDS) if mask >> c & 1] for mask in dealt]
+    return held, stock, moves
 
 
 def _rounds(view: SeatView) -> list[tuple[int, tuple[int, ...]]]:
@@ -351,15 +419,10 @@ def _trump_leads(view: SeatView) -> list[int]:
 
 def _one_deal_params(view: SeatView) -> dict[str, Any]:
     """The OpenSpiel parameters of a one-deal game of ``view``'s deal."""
-    rules = view.rules
-    options = {k: v for k, v in rules.changed_options().items() if k != "hand_sizes"}
-    options.update({"tie_breaker": False, "renig_min_hand": None})
-    return {
-        "rules": rules.name,
-        "hand_sizes": str(view.hand_size),
-        "options": json.dumps(options),
-        "episode": "deal",
-    }
+    rules = view.rules.with_options(
+        {"hand_sizes": [view.hand_size], "tie_breaker": False, "renig_min_hand": None}
+    )
+    return {"rules": rules.name, "options": options_text(rules), "episode": "deal"}
 
 
 # ---------------------------------------------------------------------- arena players
@@ -392,10 +455,12 @@ class OpenSpielPlayer:
         evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
         if self.kind == "ismcts":
             bot: Any = ismcts.ISMCTSBot(
-                game, evaluator, self.uct_c, self.simulations,
+                game,
+                evaluator,
+                self.uct_c,
+                self.simulations,
                 random_state=np.random.RandomState(seed),
-            )  # fmt: skip
-            bot.set_resampler(lambda s, player: s.resample(player, rng))
+            )  # fmt: skip  (it resamples through BackAlleyState.resample_from_infostate)
         else:
             bot = mcts.MCTSBot(
                 game, self.uct_c, self.simulations, evaluator,

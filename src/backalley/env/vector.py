@@ -1,0 +1,225 @@
+"""The compiled fast path as a Gymnasium vector environment: :class:`BatchedEnv` behind
+``gymnasium.vector.VectorEnv``, so that training loops written for Gymnasium (CleanRL's
+``ppo.py``, SB3 through :class:`backalley.env.sb3.BatchedVecEnv`) run on it unchanged.
+
+>>> import gymnasium, backalley.env
+>>> envs = gymnasium.make_vec("backalley/Batched-v0", num_envs=8, options={"hand_sizes": [2, 1]})
+>>> observations, infos = envs.reset(seed=1)
+>>> observations.shape, infos["action_mask"].shape
+((8, 531), (8, 69))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from backalley.env import kernel as k
+from backalley.env.batched import Batch, BatchedEnv
+from backalley.env.dealing import MAX_PASSES
+from backalley.env.encoding import bounds, size_of
+from backalley.env.seat import ILLEGAL_POINTS, ILLEGAL_WIN
+
+#: Who plays the seats the policy does not: "random" (a uniformly random legal action), or a
+#: function of their observations [M, D] and masks [M, 69] returning their actions [M].
+Others = str | Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class BatchedVectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games stepped together in compiled code, as one Gymnasium vector env.
+
+    - ``seats=None`` (self-play): one policy plays every seat. Each step is one action in
+      every game, by the seat to play there, observed from that seat (``infos["to_play"]``).
+      The reward is that seat's: its side's points this step (``"points"``: a deal's points
+      come with the card that ends it) or its result (``"win"``); ``infos["rewards"]`` holds
+      every seat's, for a learner that credits each seat with its own.
+    - ``seats=(0, 2)`` (or any seats of one side): the policy plays those seats and
+      ``others`` the rest. Each step is one decision of the policy in every game; the
+      others' moves up to its next turn happen inside the step, and the reward is what its
+      side scored meanwhile (or its result), as :class:`~backalley.env.SeatEnv` gives it.
+    - An illegal action ends its game (``terminated``) with ``illegal_reward`` and
+      ``infos["illegal"]``, and a new game begins (``illegal="raise"``: it raises, and no
+      game moves). A game cut short after ``max_passes`` all-pass deals in a row is
+      ``truncated``.
+    - Autoreset is same-step (``metadata["autoreset_mode"]``): the step that ends a game
+      returns its reward and flags with the next game's first observation;
+      ``infos["final_scores"]`` and ``infos["final_winner"]`` (−1 a draw, −2 cut short)
+      give the result where ``infos["_final_scores"]`` is true.
+
+    The legal actions are ``infos["action_mask"]`` and :meth:`action_masks`; with
+    ``observation="dict"`` they are in the observation as well. Other arguments as for
+    :class:`BatchedEnv`.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        rules: str = "standard",
+        options: Mapping[str, Any] | None = None,
+        *,
+        seats: Sequence[int] | None = None,
+        others: Others = "random",
+        episode: str = "game",
+        encoding: str = "compact",
+        reward: str = "points",
+        observation: str = "vector",
+        illegal: str = "end",
+        illegal_reward: float | None = None,
+        duplicate: bool = False,
+        max_passes: int | None = MAX_PASSES,
+    ) -> None:
+        if observation not in ("vector", "dict"):
+            raise ValueError(f"observation must be 'vector' or 'dict', not {observation!r}")
+        if illegal not in ("end", "raise"):
+            raise ValueError(f"illegal must be 'end' or 'raise', not {illegal!r}")
+        self.batched = BatchedEnv(
+            num_envs, rules, options, episode=episode, encoding=encoding, reward=reward,
+            duplicate=duplicate, max_passes=max_passes,
+        )  # fmt: skip
+        rules_set = self.batched.rules
+        if seats is not None:
+            seats = tuple(sorted(set(seats)))
+            if not seats or any(not 0 <= s < rules_set.num_players for s in seats):
+                raise ValueError(f"seats must be seats of the table, not {seats}")
+            if len({rules_set.side_of(s) for s in seats}) != 1:
+                raise ValueError(f"the policy's seats must be of one side, not {seats}")
+        if not (callable(others) or others == "random"):
+            raise ValueError(f"others must be 'random' or a function, not {others!r}")
+        self.seats, self.others, self.illegal = seats, others, illegal
+        if illegal_reward is None:
+            illegal_reward = ILLEGAL_POINTS if reward == "points" else ILLEGAL_WIN
+        self.illegal_reward = float(illegal_reward)
+        self.observation_kind = observation
+        self.num_envs = num_envs
+        low, high = bounds(encoding, rules_set)
+        vector = spaces.Box(low, high, (size_of(encoding),), np.float32)
+        mask = spaces.Box(0, 1, (k.NUM_ACTIONS,), np.int8)
+        self.single_observation_space: spaces.Space[Any] = (
+            vector
+            if observation == "vector"
+            else spaces.Dict({"observation": vector, "action_mask": mask})
+        )
+        self.single_action_space = spaces.Discrete(k.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self._rng = np.random.default_rng()
+        self._batch: Batch | None = None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Every game afresh; the same ``seed`` deals the same games."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._batch = self.batched.reset(seed=seed)
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        ended = np.zeros(self.num_envs, dtype=bool)
+        self._others_play(rewards, ended, ended.copy())
+        return self._observation(), self._infos(np.zeros(self.num_envs, dtype=bool), ended)
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action for each game (the policy's decision there)."""
+        batch = self._batch
+        if batch is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        mover = batch.to_play.copy()  # the seats that act (the step writes over the arrays)
+        inside = (actions >= 0) & (actions < k.NUM_ACTIONS)
+        legal = np.zeros(self.num_envs, dtype=bool)
+        legal[inside] = batch.action_masks[np.flatnonzero(inside), actions[inside]] == 1
+        if self.illegal == "raise" or legal.all():
+            moved = self.batched.step(actions)
+        else:
+            moved = self.batched.step(np.where(legal, actions, k.WAIT))
+        rewards = self._rewards_of(moved, mover)
+        terminated, truncated = moved.done.copy(), moved.truncated.copy()
+        ended = terminated | truncated
+        illegal = ~legal
+        for i in np.flatnonzero(illegal):
+            self.batched.restart(int(i))
+        rewards[illegal] = self.illegal_reward
+        terminated |= illegal
+        self._batch = self.batched.observe()
+        self._others_play(rewards, terminated, truncated)
+        infos = self._infos(illegal, terminated | truncated | ended)
+        infos["rewards"] = moved.rewards.copy()
+        return self._observation(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """[N, 69] booleans: each game's legal actions now."""
+        assert self._batch is not None, "call reset() first"
+        return self._batch.action_masks.astype(bool)
+
+    # ------------------------------------------------------------------ inside
+
+    def _rewards_of(self, batch: Batch, mover: np.ndarray) -> np.ndarray:
+        """Each game's reward from ``batch``: the policy's seats' (their side's), or in
+        self-play the seat that moved."""
+        seat = mover if self.seats is None else np.full(self.num_envs, self.seats[0])
+        rewards: np.ndarray = batch.rewards[np.arange(self.num_envs), seat].astype(np.float64)
+        return rewards
+
+    def _others_play(
+        self, rewards: np.ndarray, terminated: np.ndarray, truncated: np.ndarray
+    ) -> None:
+        """Let ``others`` move in every game until the policy's seats are to play, adding
+        what the policy's side scores meanwhile to ``rewards`` and games that end to the
+        flags."""
+        if self.seats is None:
+            return
+        assert self._batch is not None
+        for _ in range(10_000):
+            batch = self._batch
+            waiting = ~np.isin(batch.to_play, self.seats)
+            if not waiting.any():
+                return
+            actions = np.full(self.num_envs, k.WAIT, dtype=np.int64)
+            actions[waiting] = self._others_act(
+                batch.observations[waiting], batch.action_masks[waiting]
+            )
+            moved = self.batched.step(actions)
+            rewards += moved.rewards[:, self.seats[0]]
+            terminated |= moved.done
+            truncated |= moved.truncated
+            self._batch = moved
+        raise RuntimeError("the other seats did not come round to the policy's seats")
+
+    def _others_act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if callable(self.others):
+            return np.asarray(self.others(observations, masks), dtype=np.int64)
+        choice = self._rng.random(masks.shape) * masks
+        chosen: np.ndarray = choice.argmax(axis=1)
+        return chosen
+
+    def _observation(self) -> Any:
+        batch = self._batch
+        assert batch is not None
+        if self.observation_kind == "vector":
+            return batch.observations.copy()
+        return {
+            "observation": batch.observations.copy(),
+            "action_mask": batch.action_masks.astype(np.int8),
+        }
+
+    def _infos(self, illegal: np.ndarray, ended: np.ndarray) -> dict[str, Any]:
+        batch = self._batch
+        assert batch is not None
+        infos: dict[str, Any] = {
+            "action_mask": batch.action_masks.astype(np.int8),
+            "to_play": batch.to_play.copy(),
+        }
+        if illegal.any():
+            infos["illegal"], infos["_illegal"] = illegal.copy(), illegal.copy()
+        if ended.any():
+            infos["final_scores"] = self.batched.final_scores.copy()
+            infos["final_winner"] = self.batched.final_winner.copy()
+            infos["_final_scores"] = infos["_final_winner"] = ended.copy()
+        return infos
