@@ -2,6 +2,7 @@
 import over the compiled extension: when compiled, they run in the plain-Python pass instead
 (``BACKALLEY_PURE=1``, see scripts/test.sh)."""
 
+import importlib.util
 from collections.abc import Iterator
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import backalley
 from backalley.i18n import use_language
 
-collect_ignore = (
+collect_ignore: list[str] = (
     [
         "src/backalley/cards.py",
         "src/backalley/rules.py",
@@ -18,6 +19,8 @@ collect_ignore = (
     if backalley.COMPILED
     else []
 )
+if importlib.util.find_spec("stable_baselines3") is None:  # the sb3 extra (scripts/test.sh)
+    collect_ignore.append("src/backalley/env/sb3.py")
 
 
 def pytest_terminal_summary(terminalreporter):  # type: ignore[no-untyped-def]

@@ -39,6 +39,9 @@ fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+# Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
+# build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
+.venv/bin/python -m pip install -q torch==2.13.0 -e '.[sb3]'
 echo "== set up in ${SECONDS} s"
 # numba compiles the solver and the research environment's rules once, into this clone's
 # caches (half a minute): here, beside the lint, rather than in every test process at once.

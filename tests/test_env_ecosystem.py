@@ -265,3 +265,29 @@ def _run(env: object) -> list[float]:
             mask = env.observe(agent)["action_mask"]  # type: ignore[attr-defined]
             env.step(int(mask.argmax()))  # type: ignore[attr-defined]
     return seen
+
+
+@pytest.mark.parametrize("preset", ["standard", "bab", "classic3"])
+def test_our_bots_play_the_other_seats_of_the_compiled_games(preset: str) -> None:
+    """Engine games follow the compiled ones action for action, dealt the same decks, and
+    the bots play from their views: at every step both agree on the legal actions."""
+    seats = (1,) if preset == "classic3" else (0, 2)
+    envs = BatchedVectorEnv(6, preset, {"hand_sizes": [3, 2, 1]}, seats=seats, others="heuristic")
+    _, infos = envs.reset(seed=9)
+    mirror = envs.mirror
+    assert mirror is not None
+    rng = np.random.default_rng(9)
+    ended = 0
+    for _ in range(300):
+        for i, game in enumerate(mirror.games):
+            assert game.to_move == infos["to_play"][i] and game.to_move in seats
+            legal = np.zeros(69, dtype=np.int8)
+            legal[list(game.legal_actions())] = 1
+            assert np.array_equal(legal, infos["action_mask"][i])
+        _, _, terminated, truncated, infos = envs.step(masked_random(infos["action_mask"], rng))
+        ended += int((terminated | truncated).sum())
+    assert ended > 20
+    with pytest.raises(ValueError, match="seats="):
+        BatchedVectorEnv(2, others="heuristic")
+    with pytest.raises(bots.UnknownBot):
+        BatchedVectorEnv(2, seats=(0,), others="grandmaster")

@@ -273,6 +273,17 @@ class BatchedEnv:
             self._records[i] = self._snapshot(i)
         self._new_game(i)
 
+    def rules_of(self, i: int) -> Ruleset:
+        """The engine's rules for the game in slot ``i`` (one deal: its episode's hand size)."""
+        if self.episode == "game":
+            return self.rules
+        size = int(self._games[i, k.G_ONE_SIZE])
+        return self.rules.with_options({"hand_sizes": [size], "tie_breaker": False})
+
+    def decks_of(self, i: int) -> tuple[np.ndarray, int]:
+        """The decks kept for slot ``i`` (deal *d* at ``d % len``) and its first dealer."""
+        return self._decks[i], int(self._games[i, k.G_FIRST_DEALER])
+
     def restart(self, i: int) -> None:
         """Replace game ``i`` by a new one, this one cut short: its scores so far kept in
         :attr:`final_scores`, no winner (−2). Call :meth:`observe` for the new observations."""

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -20,13 +21,16 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from backalley.bots import make_bot
+from backalley.engine import Game, Phase
 from backalley.env import kernel as k
-from backalley.env.batched import Batch, BatchedEnv
+from backalley.env.batched import Batch, BatchedEnv, deal_deck
 from backalley.env.dealing import MAX_PASSES
 from backalley.env.encoding import bounds, size_of
 from backalley.env.seat import ILLEGAL_POINTS, ILLEGAL_WIN
 
-#: Who plays the seats the policy does not: "random" (a uniformly random legal action), or a
+#: Who plays the seats the policy does not: "random" (a uniformly random legal action, in
+#: numpy), any of our bots or levels by name (each from its seat's view, as at a table), or a
 #: function of their observations [M, D] and masks [M, 69] returning their actions [M].
 Others = str | Callable[[np.ndarray, np.ndarray], np.ndarray]
 
@@ -80,9 +84,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"observation must be 'vector' or 'dict', not {observation!r}")
         if illegal not in ("end", "raise"):
             raise ValueError(f"illegal must be 'end' or 'raise', not {illegal!r}")
+        bots = isinstance(others, str) and others != "random"
         self.batched = BatchedEnv(
             num_envs, rules, options, episode=episode, encoding=encoding, reward=reward,
-            duplicate=duplicate, max_passes=max_passes,
+            duplicate=duplicate, max_passes=max_passes, record=bots,
         )  # fmt: skip
         rules_set = self.batched.rules
         if seats is not None:
@@ -91,9 +96,12 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"seats must be seats of the table, not {seats}")
             if len({rules_set.side_of(s) for s in seats}) != 1:
                 raise ValueError(f"the policy's seats must be of one side, not {seats}")
-        if not (callable(others) or others == "random"):
-            raise ValueError(f"others must be 'random' or a function, not {others!r}")
         self.seats, self.others, self.illegal = seats, others, illegal
+        self.mirror: Mirror | None = None
+        if isinstance(others, str) and others != "random":
+            if seats is None:
+                raise ValueError("bots play the seats the policy does not: give seats=")
+            self.mirror = Mirror(self.batched, others)
         if illegal_reward is None:
             illegal_reward = ILLEGAL_POINTS if reward == "points" else ILLEGAL_WIN
         self.illegal_reward = float(illegal_reward)
@@ -120,6 +128,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self._batch = self.batched.reset(seed=seed)
+        if self.mirror is not None:
+            self.mirror.reset(seed)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         ended = np.zeros(self.num_envs, dtype=bool)
         self._others_play(rewards, ended, ended.copy())
@@ -135,16 +145,18 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         inside = (actions >= 0) & (actions < k.NUM_ACTIONS)
         legal = np.zeros(self.num_envs, dtype=bool)
         legal[inside] = batch.action_masks[np.flatnonzero(inside), actions[inside]] == 1
-        if self.illegal == "raise" or legal.all():
-            moved = self.batched.step(actions)
-        else:
-            moved = self.batched.step(np.where(legal, actions, k.WAIT))
+        taken = (
+            actions if self.illegal == "raise" or legal.all() else np.where(legal, actions, k.WAIT)
+        )
+        moved = self._step(taken)
         rewards = self._rewards_of(moved, mover)
         terminated, truncated = moved.done.copy(), moved.truncated.copy()
         ended = terminated | truncated
         illegal = ~legal
         for i in np.flatnonzero(illegal):
             self.batched.restart(int(i))
+            if self.mirror is not None:
+                self.mirror.restart(int(i))
         rewards[illegal] = self.illegal_reward
         terminated |= illegal
         self._batch = self.batched.observe()
@@ -182,15 +194,27 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             if not waiting.any():
                 return
             actions = np.full(self.num_envs, k.WAIT, dtype=np.int64)
-            actions[waiting] = self._others_act(
-                batch.observations[waiting], batch.action_masks[waiting]
-            )
-            moved = self.batched.step(actions)
+            if self.mirror is not None:
+                actions[waiting] = self.mirror.act(np.flatnonzero(waiting), batch.to_play)
+            else:
+                actions[waiting] = self._others_act(
+                    batch.observations[waiting], batch.action_masks[waiting]
+                )
+            moved = self._step(actions)
             rewards += moved.rewards[:, self.seats[0]]
             terminated |= moved.done
             truncated |= moved.truncated
             self._batch = moved
         raise RuntimeError("the other seats did not come round to the policy's seats")
+
+    def _step(self, actions: np.ndarray) -> Batch:
+        """The batched games' step, the mirror (if bots play) following it."""
+        if self.mirror is None:
+            return self.batched.step(actions)
+        self.mirror.apply(actions)
+        moved = self.batched.step(actions)
+        self.mirror.follow(moved.done | moved.truncated)
+        return moved
 
     def _others_act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if callable(self.others):
@@ -223,3 +247,56 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
             infos["final_winner"] = self.batched.final_winner.copy()
             infos["_final_scores"] = infos["_final_winner"] = ended.copy()
         return infos
+
+
+class Mirror:
+    """Engine games that follow a :class:`BatchedEnv`'s games action for action, dealt the
+    same decks, so that our bots — which read a seat's view — can play seats of the
+    compiled games (``others="heuristic"``). The batched environment must keep its decks
+    (``record=True``)."""
+
+    def __init__(self, batched: BatchedEnv, bot: str) -> None:
+        self.batched = batched
+        self.bots = [make_bot(bot) for _ in range(batched.num_players)]
+        self.games: list[Game] = []
+        self._rng = random.Random()
+
+    def reset(self, seed: int | None) -> None:
+        """Follow every game afresh (after the batched environment's reset)."""
+        self._rng = random.Random(seed)
+        self.games = [Game(self.batched.rules) for _ in range(self.batched.num_games)]
+        for i in range(self.batched.num_games):
+            self.restart(i)
+
+    def restart(self, i: int) -> None:
+        """Follow the new game in slot ``i`` from its first deal."""
+        self.games[i] = Game(self.batched.rules_of(i))
+        self._catch_up(i)
+
+    def apply(self, actions: np.ndarray) -> None:
+        """Each game's action, as the batched games are about to take it (WAIT: none)."""
+        for i in np.flatnonzero(actions != k.WAIT):
+            self.games[i].apply(int(actions[i]))
+
+    def follow(self, replaced: np.ndarray) -> None:
+        """After the batched step: the games it replaced begin again, the others deal the
+        decks the kernel dealt."""
+        for i, game in enumerate(self.games):
+            if replaced[i]:
+                self.restart(i)
+            elif game.phase == Phase.DEAL:
+                self._catch_up(i)
+
+    def act(self, slots: np.ndarray, to_play: np.ndarray) -> np.ndarray:
+        """The bots' actions in ``slots``, each from the view of the seat to play there."""
+        return np.array(
+            [self.bots[int(to_play[i])].act(self.games[i].view(int(to_play[i])), self._rng)
+             for i in slots],
+            dtype=np.int64,
+        )  # fmt: skip
+
+    def _catch_up(self, i: int) -> None:
+        game = self.games[i]
+        decks, first = self.batched.decks_of(i)
+        while game.phase == Phase.DEAL and not game.is_over:
+            deal_deck(game, decks[len(game.deals) % len(decks)], first)
