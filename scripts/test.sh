@@ -38,10 +38,9 @@ else
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
 # Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
 # build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
-.venv/bin/python -m pip install -q torch==2.13.0 -e '.[sb3]'
+.venv/bin/python -m pip install -q torch==2.13.0 -e '.[test,sb3]'
 echo "== set up in ${SECONDS} s"
 # numba compiles the solver and the research environment's rules once, into this clone's
 # caches (half a minute): here, beside the lint, rather than in every test process at once.
@@ -62,6 +61,7 @@ echo "== tests, engine compiled, in ${SECONDS} s"
 echo "== tests, engine as plain Python"
 # The solver-versus-brute-force test ran above; as plain Python it only takes longer. So did
 # the browser tests (the page is the same whichever way the engine is built) and the tests of
-# several server nodes (how they share tables is too).
-BACKALLEY_PURE=1 .venv/bin/pytest -n 4 -q -m "not brute_force and not browser and not cluster"
+# several server nodes (how they share tables is too), and the research environment's
+# documented examples (they show the docs true).
+BACKALLEY_PURE=1 .venv/bin/pytest -n 4 -q -m "not brute_force and not browser and not cluster and not examples"
 echo "== everything in ${SECONDS} s"

@@ -363,6 +363,7 @@ def test_the_documented_tables_are_the_layouts() -> None:
         assert row in text, row
 
 
+@pytest.mark.examples
 def test_the_env_page_examples_run() -> None:
     import re
     from pathlib import Path
@@ -382,6 +383,7 @@ def _installed(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
+@pytest.mark.examples
 def test_the_env_page_commands_run_with_the_extras_they_name(tmp_path) -> None:
     """Each shell command of docs/env.md, with a smoke setting (seconds, not minutes)."""
     import os
@@ -397,7 +399,7 @@ def test_the_env_page_commands_run_with_the_extras_they_name(tmp_path) -> None:
     ]
     smoke = {
         "python examples/self_play.py --minutes 4 --out self-play": (
-            "--minutes 0.02 --arena-games 4"
+            "--minutes 0.01 --games 32 --arena-games 2"
         ),
         "backalley arena policy:self-play/policy.npz heuristic --option hand_sizes=3,2,1": (
             "--games 4"

@@ -71,6 +71,7 @@ def test_a_policy_file_is_a_bot_of_the_arena(tmp_path: Path) -> None:
         Policy.random([100, 69])
 
 
+@pytest.mark.examples
 def test_a_short_run_of_the_example_learns_plots_and_plays_in_the_arena(tmp_path: Path) -> None:
     out = tmp_path / "run"
     subprocess.run(
