@@ -157,6 +157,16 @@ def compile_search() -> None:
 _TABLES: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
 
+def clear_table() -> None:
+    """Forget what earlier searches of this process learnt (the transposition table and the
+    killer moves), so that the next search starts as the first one would: for timing a
+    search on its own (benchmarks/solver.py), never needed for its answers."""
+    if _TABLES:
+        _moves, _saved, frames, table = _TABLES[0]
+        table.fill(0)
+        frames[:, search.KILLER] = -1
+
+
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The work arrays and transposition table, made once per process and kept: the table's
     keys hold everything a result depends on, so entries stay true from one search to the
