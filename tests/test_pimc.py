@@ -167,3 +167,20 @@ def test_a_repeatable_bot_never_reads_the_clock_and_solves_every_sample(monkeypa
     assert first == again and first in view.legal_actions
     with pytest.raises(AssertionError, match="read the clock"):
         make_bot("hard").act(view, random.Random(3))  # the timed bot does read it
+
+
+def test_a_settling_bot_stops_sampling_once_its_choice_is_clear_and_not_before():
+    game = game_of(hand_sizes=[3], joker_turnup="no_trump")
+    deal(game, 3, ["AD AC 2S", "AS KS QS", "3D 4D 5D", "3C 4C 5C"], top="BJ")
+    play(game, "2 pass pass pass")
+    view = game.view(0)
+    full = PimcBot(samples=40, seconds=None)
+    settling = PimcBot(samples=40, seconds=None, settle=2.0, settle_after=6)
+    assert full.act(view, random.Random(1)) == settling.act(view, random.Random(1))
+    assert full.last_solved == 40 and settling.last_solved == 6  # cashing is clear at once
+    close = PimcBot(samples=40, seconds=None, settle=2.0, settle_after=6)
+    close._settled([{1: 0.0, 2: 0.0}] * 5)  # too few deals: never settled
+    assert not close._settled([{1: 1.0, 2: 0.0}] * 5)
+    assert close._settled([{1: 1.0, 2: 0.0}] * 6)  # the same lead every time
+    noisy = [{1: 10.0, 2: 0.0}, {1: -10.0, 2: 0.0}] * 4  # a mean lead, no confidence
+    assert not close._settled(noisy)

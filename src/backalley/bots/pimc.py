@@ -71,6 +71,10 @@ class PimcBot:
     samples: int = 16  #: deals solved per decision, at most
     seconds: float | None = 1.0  #: wall-clock budget per decision (None: nodes alone bound it)
     nodes: int = 400_000  #: node budget of one solve
+    #: stop sampling once the best candidate leads every other by this many standard errors
+    #: of their paired difference over the deals solved so far (None: never stop early)
+    settle: float | None = None
+    settle_after: int = 8  #: deals solved before stopping early may be considered
     name: str = "pimc"
     fallback: HeuristicBot = field(default_factory=HeuristicBot)
     fallbacks: int = 0  #: decisions left to the heuristic bot for want of a solved sample
@@ -99,6 +103,7 @@ class PimcBot:
         side = view.rules.side_of(view.seat)
         totals = dict.fromkeys(legal, 0.0)
         solved: list[dict[int, int]] = []
+        outcomes: list[dict[int, float]] = []
         for hands, budget in self._samples(view, rng):
             start = self._clock()
             try:
@@ -109,8 +114,14 @@ class PimcBot:
                     break  # the deal is still too big to solve in budget
                 continue
             solved.append(values)
-            for card, value in values.items():
-                totals[card] += _outcome(view, side, view.tricks_won[side] + value)
+            outcome = {
+                c: _outcome(view, side, view.tricks_won[side] + v) for c, v in values.items()
+            }
+            outcomes.append(outcome)
+            for card, value in outcome.items():
+                totals[card] += value
+            if self._settled(outcomes):
+                break
         self.last_solved = len(solved)
         if not solved:
             self.fallbacks += 1
@@ -140,7 +151,31 @@ class PimcBot:
             return Decision(PASS, {}, ())  # our number would not count (B3)
         leader = _leader_so_far(view)
         mine, _sure = estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
+        n = view.hand_size
+        rules = view.rules
+        partner_number = 0 if partner_bid is None else partner_bid - PASS
+        so_far = [(s, int(b)) for s, b in view.bids]
+
+        def points(action: int, taken: int, contract: str | None) -> float:
+            """The engine's own scoring of the side's deal with ``action`` bid (S1–S3)."""
+            own, levels = side_bids(rules, [*so_far, (me, action)], side)
+            level = view.board_level + (action == BOARD)
+            return points_for_side(rules, n, contract, taken, own, levels, level)
+
+        def value(action: int, taken: int, share: float) -> float:
+            """The side's points in one solved deal had this seat bid ``action``."""
+            if action == BOARD:
+                return points(action, taken, "board")
+            if partner is not None and partner_bid is None:
+                number = action - PASS
+                return points(action, round(taken * share), str(number) if number else None)
+            number = partner_number + action - PASS
+            if rules.contract_cap:
+                number = min(number, n)  # B3
+            return points(action, taken, str(number) if number else None)
+
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
+        scored: list[dict[int, float]] = []  # each deal's points for each bid, to settle early
         for hands, budget in self._samples(view, rng):
             position = _position(view, hands, leader=leader)
             start = self._clock()
@@ -158,41 +193,46 @@ class PimcBot:
                 theirs, _ = estimate_hand(held, view.trump_cards, unseen, view.hand_size)
                 share = mine / (mine + theirs) if mine + theirs > 0 else 0.5
             outcomes.append((taken, share))
+            if self.settle is not None:
+                scored.append({action: value(action, taken, share) for action in legal})
+                if self._settled(scored):
+                    break
         self.last_solved = len(outcomes)
         if len(outcomes) < 2:
             self.fallbacks += 1
             return Decision(self.fallback.bid(view, legal), {}, (), fell_back=True)
-        n = view.hand_size
-        rules = view.rules
-        partner_number = 0 if partner_bid is None else partner_bid - PASS
-        so_far = [(s, int(b)) for s, b in view.bids]
-
-        def points(action: int, taken: int, contract: str | None) -> float:
-            """The engine's own scoring of the side's deal with ``action`` bid (S1–S3)."""
-            own, levels = side_bids(rules, [*so_far, (me, action)], side)
-            level = view.board_level + (action == BOARD)
-            return points_for_side(rules, n, contract, taken, own, levels, level)
 
         def expected(action: int) -> float:
-            total = 0.0
-            for taken, share in outcomes:
-                if action == BOARD:
-                    total += points(action, taken, "board")
-                elif partner is not None and partner_bid is None:
-                    value = action - PASS
-                    total += points(action, round(taken * share), str(value) if value else None)
-                else:
-                    number = partner_number + action - PASS
-                    if rules.contract_cap:
-                        number = min(number, n)  # B3
-                    total += points(action, taken, str(number) if number else None)
-            return total / len(outcomes)
+            return sum(value(action, taken, share) for taken, share in outcomes) / len(outcomes)
 
         scores = {action: expected(action) for action in legal}
         choice = max(legal, key=lambda action: (scores[action], -action))
         return Decision(choice, scores, tuple(taken for taken, _share in outcomes))
 
     # ---------------------------------------------------------------- sampling
+
+    def _settled(self, outcomes: list[dict[int, float]]) -> bool:
+        """Whether more deals are unlikely to change the choice: after ``settle_after``
+        deals, the candidate with the best mean leads each other candidate by at least
+        ``settle`` standard errors of their paired difference, or scores the same as it in
+        every deal (a tie the heuristic breaks either way). Paired: every candidate is
+        scored on the same deals, so the deals' luck cancels in the difference."""
+        if self.settle is None or len(outcomes) < self.settle_after:
+            return False
+        count = len(outcomes)
+        candidates = list(outcomes[0])
+        best = max(candidates, key=lambda c: sum(o[c] for o in outcomes))
+        for other in candidates:
+            if other == best:
+                continue
+            gaps = [o[best] - o[other] for o in outcomes]
+            mean = sum(gaps) / count
+            spread = sum((g - mean) ** 2 for g in gaps) / (count - 1)
+            if spread == 0.0:
+                continue  # the same gap in every deal: never behind (best has the best mean)
+            if mean < self.settle * (spread / count) ** 0.5:
+                return False
+        return True
 
     def _samples(self, view: SeatView, rng: random.Random) -> Iterator[tuple[list[int], int]]:
         """Up to ``samples`` deals of the hidden cards, within the time budget, each with the
