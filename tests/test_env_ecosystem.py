@@ -50,7 +50,8 @@ def test_gymnasiums_own_checker_passes_on_every_registered_id(name: str) -> None
     env = gymnasium.make(name)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(env.unwrapped, skip_render_check=True)
+        check_env(env.unwrapped)
+        check_env(gymnasium.make(name, render_mode="ansi").unwrapped)
     assert not [str(w.message) for w in caught]  # not even a warning
     observation, info = env.reset(seed=3)
     assert env.observation_space.contains(observation)
@@ -291,3 +292,24 @@ def test_our_bots_play_the_other_seats_of_the_compiled_games(preset: str) -> Non
         BatchedVectorEnv(2, others="heuristic")
     with pytest.raises(bots.UnknownBot):
         BatchedVectorEnv(2, seats=(0,), others="grandmaster")
+
+
+def test_a_refused_action_moves_no_game_of_the_vector_env_bots_or_not() -> None:
+    for others in ("random", "heuristic"):
+        envs = BatchedVectorEnv(
+            3, "standard", {"hand_sizes": [2, 1]}, seats=(0, 2), others=others, illegal="raise"
+        )
+        _, infos = envs.reset(seed=1)
+        before = infos["to_play"].copy(), infos["action_mask"].copy()
+        actions = infos["action_mask"].argmax(axis=1)
+        for bad in (int(np.flatnonzero(infos["action_mask"][1] == 0)[0]), -1, 69):
+            wrong = actions.copy()
+            wrong[1] = bad
+            with pytest.raises(IllegalAction, match="game 1"):
+                envs.step(wrong)
+            assert np.array_equal(envs.action_masks(), before[1] == 1)
+        rng = np.random.default_rng(1)
+        for _ in range(60):  # and it goes on as if nothing had been tried
+            _, _, _, _, infos = envs.step(masked_random(infos["action_mask"], rng))
+            if envs.mirror is not None:
+                assert [g.to_move for g in envs.mirror.games] == list(infos["to_play"])

@@ -163,3 +163,23 @@ def test_ismcts_plays_whole_games_as_openspiel_documents_it() -> None:
             state.apply_action(action)
         assert verify(write_record(state.engine)).exit_code == 0
     assert seen_deals >= {1, 2}
+
+
+def test_resampling_deals_no_renig_hand_where_the_deal_was_not_thrown_in() -> None:
+    """``classic`` checks hands of seven cards and more for a renig (D6): a world in which
+    another seat holds one would be thrown in, so resampling never deals one."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game(bo.SHORT_NAME, {"rules": "classic", "hand_sizes": "8"})
+    for seed in range(6):
+        state, rng = game.new_initial_state(), random.Random(seed)
+        while state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        player = state.current_player()
+        for _ in range(20):
+            again = state.resample_from_infostate(player, rng.random)
+            assert again.current_player() == player
+            assert again.information_state_string(player) == state.information_state_string(player)
+        evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seed))
+        bot = ismcts.ISMCTSBot(game, evaluator, 30.0, 60, random_state=np.random.RandomState(seed))
+        assert bot.step(state) in state.legal_actions()

@@ -264,9 +264,15 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         view = self.engine.view(player)
         if self.get_game().get_parameters()["episode"] == "deal":
             return from_view(view, rng)
-        hands, stock, moves = _world(view, rng)
-        engine = Knowledge.of(view).taken_up()
-        engine.start_deal(view.dealer, hands, stock)
+        known = Knowledge.of(view)
+        for _attempt in range(200):
+            hands, stock, moves = _world(view, rng)
+            engine = known.taken_up()
+            engine.start_deal(view.dealer, hands, stock)
+            if engine.phase != Phase.DEAL:  # a deal with a renig hand would be thrown in (D6)
+                break
+        else:  # the deal in play was not thrown in, so no hand in it was a renig hand
+            raise ValueError("no deal without a renig hand fits this view (D6)")
         for move in moves:
             engine.apply(move)
         return BackAlleyState(self.get_game(), engine)

@@ -8,11 +8,12 @@ as SB3's ``VecEnv`` (``pip install 'backalley[sb3]'``), masks included for sb3-c
     env = BatchedVecEnv(64, "standard", {"hand_sizes": [3, 2, 1]}, seats=(0, 2), others="heuristic")
     MaskablePPO("MlpPolicy", env).learn(100_000)
 
-SB3 resets a finished episode itself and wants its last observation in
-``infos[i]["terminal_observation"]``. The batched games reset in the same step and keep no
-last observation, so that entry is zeros: SB3 reads it only to bootstrap an episode cut short
-(``TimeLimit.truncated``, the environments' ``max_passes``), where an all-pass table is worth
-nothing more anyway.
+SB3 wants a finished episode's last observation in ``infos[i]["terminal_observation"]``, to
+bootstrap an episode cut short (``TimeLimit.truncated``). The batched games reset in the same
+step and keep no last observation: that entry is zeros, and an episode cut short (the
+environments' ``max_passes``: ten all-pass deals in a row) is given to SB3 as ended
+(``TimeLimit.truncated`` false, ``infos[i]["cut_short"]`` true), so that nothing is
+bootstrapped from a made-up observation.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ class BatchedVecEnv(VecEnv):  # type: ignore[misc]
         blank = np.zeros(self.observation_space.shape, dtype=np.float32)
         for i in np.flatnonzero(done):
             out[i]["terminal_observation"] = blank
-            out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            out[i]["TimeLimit.truncated"] = False  # no last observation to bootstrap from
+            out[i]["cut_short"] = bool(truncated[i] and not terminated[i])
             if "final_scores" in infos:
                 out[i]["scores"] = infos["final_scores"][i].copy()
                 out[i]["winner"] = int(infos["final_winner"][i])

@@ -56,7 +56,7 @@ class SeatEnv(gymnasium.Env):
     end ``scores`` (each side's) and ``winner`` (the winning side, −1 for a draw).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (Env declares it so)
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,

@@ -22,7 +22,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from backalley.bots import make_bot
-from backalley.engine import Game, Phase
+from backalley.engine import Game, IllegalAction, Phase
 from backalley.env import kernel as k
 from backalley.env.batched import Batch, BatchedEnv, deal_deck
 from backalley.env.dealing import MAX_PASSES
@@ -145,10 +145,15 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         inside = (actions >= 0) & (actions < k.NUM_ACTIONS)
         legal = np.zeros(self.num_envs, dtype=bool)
         legal[inside] = batch.action_masks[np.flatnonzero(inside), actions[inside]] == 1
-        taken = (
-            actions if self.illegal == "raise" or legal.all() else np.where(legal, actions, k.WAIT)
-        )
-        moved = self._step(taken)
+        if self.illegal == "raise" and not legal.all():
+            bad = int(np.flatnonzero(~legal)[0])
+            raise IllegalAction(
+                None,
+                "game {game}: action {action} is not legal now (its mask refuses it)",
+                game=bad,
+                action=int(actions[bad]),
+            )  # and no game has moved
+        moved = self._step(np.where(legal, actions, k.WAIT))
         rewards = self._rewards_of(moved, mover)
         terminated, truncated = moved.done.copy(), moved.truncated.copy()
         ended = terminated | truncated
@@ -211,8 +216,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         """The batched games' step, the mirror (if bots play) following it."""
         if self.mirror is None:
             return self.batched.step(actions)
+        moved = self.batched.step(actions)  # first: if it refuses an action, nothing moved
         self.mirror.apply(actions)
-        moved = self.batched.step(actions)
         self.mirror.follow(moved.done | moved.truncated)
         return moved
 
