@@ -79,7 +79,7 @@ from backalley.rules import (
     next_seat,
     parse_bid,
 )
-from backalley.view import TRUMPS, DealSummary, SeatView, render, trump_text
+from backalley.view import TRUMPS, DealSummary, SeatView, cards_text, render, trump_text
 
 __all__ = [
     "BOARD",
@@ -229,7 +229,7 @@ class Deal:
         self.points: list[int] | None = None
 
     def __repr__(self) -> str:
-        parts = [f"dealer {self.dealer}", f"{self.hand_size} cards", trump_text(self.trump)]
+        parts = [f"dealer {self.dealer}", cards_text(self.hand_size), trump_text(self.trump)]
         if self.thrown_in is not None:
             parts.append(f"thrown in ({self.thrown_in})")
         if self.bids:
@@ -243,12 +243,12 @@ class Deal:
         """The deal as dealt and played, trick by trick, every hand shown."""
         turned = " ".join(map(card_name, self.turned))
         lines = [
-            f"dealer seat {self.dealer} · {self.hand_size} cards · {trump_text(self.trump)}"
+            f"dealer seat {self.dealer} · {cards_text(self.hand_size)} · {trump_text(self.trump)}"
             f" (turn-up {turned})"
         ]
         lines += [f"seat {seat}  {CardSet(hand)}" for seat, hand in enumerate(self.hands)]
         top = " ".join(map(card_name, self.stock[:4]))
-        lines.append(f"stock   {top} … ({len(self.stock)} cards)")
+        lines.append(f"stock   {top} … ({cards_text(len(self.stock))})")
         if self.exchange is not None:
             seat, joker, drawn = self.exchange
             lines.append(f"seat {seat} showed {card_name(joker)}, drew {card_name(drawn)} (D4)")

@@ -125,7 +125,10 @@ class SeatView:
         who = "spectator" if self.seat is None else f"seat {self.seat}"
         if self.deal_kind is None:
             return f"<SeatView {who}, no deal yet>"
-        parts = [f"deal {self.deal_number + 1} ({self.hand_size} cards)", trump_text(self.trump)]
+        parts = [
+            f"deal {self.deal_number + 1} ({cards_text(self.hand_size)})",
+            trump_text(self.trump),
+        ]
         state = self.phase.name.lower()
         if self.to_move is not None:
             state += f": seat {self.to_move} to move"
@@ -169,6 +172,15 @@ def board_level_of(view: SeatView, seat: int) -> int:
     return level
 
 
+def cards_text(count: int) -> str:
+    """``count`` cards, in the engine's English text: "1 card", "3 cards".
+
+    >>> cards_text(1), cards_text(0)
+    ('1 card', '0 cards')
+    """
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
 def trump_text(trump: int | None) -> str:
     """``"trump ♥"`` or ``"no trump"``."""
     return "no trump" if trump is None else f"trump {SUIT_SYMBOLS[trump]}"
@@ -192,7 +204,7 @@ def render(view: SeatView, hands: Mapping[int, int]) -> str:
     )
     if view.deal_kind is None:
         return f"{rules.name} · no deal yet\nscores  {scores}"
-    head = [rules.name, f"deal {view.deal_number + 1}", f"{view.hand_size} cards"]
+    head = [rules.name, f"deal {view.deal_number + 1}", cards_text(view.hand_size)]
     if view.deal_kind != DealKind.NORMAL:
         head.append("tie-breaker")
     turned = " ".join(map(str, view.turned_up))
@@ -205,7 +217,7 @@ def render(view: SeatView, hands: Mapping[int, int]) -> str:
         lines.append(f"seat {seat} showed {joker} and discarded it (D4){drawn}")
     bids = dict(view.bids)
     shown = [
-        str(CardSet(hands[seat])) or "-" if seat in hands else f"{view.hand_counts[seat]} cards"
+        str(CardSet(hands[seat])) or "-" if seat in hands else cards_text(view.hand_counts[seat])
         for seat in range(rules.num_players)
     ]
     width = max(map(len, shown))
