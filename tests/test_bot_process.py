@@ -140,3 +140,13 @@ def test_a_bot_process_refuses_an_unknown_level_at_once():
         input="", capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 2 and "unknown bot 'grandmaster'" in done.stderr
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "soon"])
+def test_a_bot_process_refuses_a_time_budget_that_is_none(seconds: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley", "bot", "--level", "hard", "--seconds", seconds],
+        input="", capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2 and repr(seconds) in done.stderr
+    assert ("time budget" if seconds == "0" else "not a number of seconds") in done.stderr

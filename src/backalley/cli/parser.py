@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument(
         "--seconds",
-        type=_seconds,
+        type=_budget,
         default=None,
         help=_("time budget of a decision, for the levels that have one"),
     )
@@ -439,6 +439,16 @@ def _seconds(text: str) -> float:
     if not value >= 0:
         raise argparse.ArgumentTypeError(
             _("{text} is not a number of seconds").format(text=repr(text))
+        )
+    return value
+
+
+def _budget(text: str) -> float:
+    """A time budget in seconds, more than 0 (0 would leave a bot no time to think)."""
+    value = _seconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(
+            _("{text} is not a time budget: give more than 0 seconds").format(text=repr(text))
         )
     return value
 
