@@ -184,3 +184,18 @@ def test_a_settling_bot_stops_sampling_once_its_choice_is_clear_and_not_before()
     assert close._settled([{1: 1.0, 2: 0.0}] * 6)  # the same lead every time
     noisy = [{1: 10.0, 2: 0.0}, {1: -10.0, 2: 0.0}] * 4  # a mean lead, no confidence
     assert not close._settled(noisy)
+
+
+def test_a_rolling_bot_bids_small_hands_by_rolling_deals_out():
+    game = game_of(hand_sizes=[2])
+    deal(game, 3, ["BJ LJ", "2S 3S", "2D 3D", "2C 3C"], top="7H")
+    bot = PimcBot(samples=10, seconds=None, nodes=150_000, rollout_hands=3)
+    decision = bot.decide(game.view(0), random.Random(0))
+    assert decision.action == 68 and bot.last_solved == bot.rollout_samples  # board
+    # board is always made: 20 and whatever the other side loses, less nothing
+    assert decision.expected[68] == max(decision.expected.values()) >= 20.0
+    play(game, "board")
+    weak = bot.decide(game.view(1), random.Random(0))
+    assert weak.action == PASS  # nothing: a number would fail
+    big = Game(Ruleset.preset("standard", hand_sizes=[5]), seed=3)
+    assert bot.decide(big.view(big.to_move), random.Random(0)).tricks  # solved, not rolled

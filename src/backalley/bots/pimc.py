@@ -35,11 +35,14 @@ from backalley.engine import (
     NO_FORCE,
     PASS,
     DealKind,
+    Game,
+    Phase,
     blooper_forces_seat,
     blooper_mode,
     points_for_side,
     side_bids,
 )
+from backalley.knowledge import Knowledge
 from backalley.rules import next_seat
 from backalley.solver import OutOfBudget, Position, card_values, tricks
 from backalley.view import TRUMPS, SeatView
@@ -75,6 +78,9 @@ class PimcBot:
     #: of their paired difference over the deals solved so far (None: never stop early)
     settle: float | None = None
     settle_after: int = 8  #: deals solved before stopping early may be considered
+    #: up to this many cards in hand, bid by rolling deals out (:meth:`rollout_bid`)
+    rollout_hands: int = 0
+    rollout_samples: int = 100  #: deals rolled out for such a bid
     name: str = "pimc"
     fallback: HeuristicBot = field(default_factory=HeuristicBot)
     fallbacks: int = 0  #: decisions left to the heuristic bot for want of a solved sample
@@ -149,6 +155,10 @@ class PimcBot:
         partner_bid = next((b for s, b in view.bids if s == partner), None)
         if partner_bid == BOARD:
             return Decision(PASS, {}, ())  # our number would not count (B3)
+        if view.hand_size <= self.rollout_hands:
+            decision = self.rollout_bid(view, legal, rng)
+            if decision is not None:
+                return decision
         leader = _leader_so_far(view)
         mine, _sure = estimate_hand(view.hand, view.trump_cards, view.unseen, view.hand_size)
         n = view.hand_size
@@ -208,6 +218,55 @@ class PimcBot:
         scores = {action: expected(action) for action in legal}
         choice = max(legal, key=lambda action: (scores[action], -action))
         return Decision(choice, scores, tuple(taken for taken, _share in outcomes))
+
+    def rollout_bid(self, view: SeatView, legal: list[int], rng: random.Random) -> Decision | None:
+        """The bid that scores best over deals of the hidden cards rolled out to the end of
+        the deal, every seat played by the heuristic player: on small hands, where bidding
+        decides the deal and a double-dummy count flatters a board.
+
+        The deals are those consistent with what the seat saw *and* with the bids made so
+        far, were the bidders heuristic players (a deal in which one of them would have bid
+        otherwise is dealt again), and with no renig hand (D6: the deal was not thrown in).
+        Measured with ``hard``'s budgets against the same bot bidding by solved deals
+        alone, 400 games in duplicate off the clock: +3.0 ± 1.9 points a short game (3, 2,
+        1 cards) and +5.0 ± 3.6 a longer one (7 … 1 … 7). But ``expert`` bidding so too
+        (with 100 or 300 deals) came out level with such a ``hard`` on short games (−0.2 ±
+        1.0, −0.0 ± 1.0), so no level uses it yet (``rollout_hands=0``). None when too few
+        deals fit."""
+        assert view.seat is not None
+        side = view.rules.side_of(view.seat)
+        banned = exclusions(view)
+        known = Knowledge.of(view)
+        heuristic = self.fallback
+        totals = dict.fromkeys(legal, 0.0)
+        kept = 0
+        for _try in range(20 * self.rollout_samples):
+            if kept == self.rollout_samples:
+                break
+            hands = deal_hidden(view, rng, banned)
+            if hands is None:
+                break
+            world = _world_of(view, known, hands)
+            if world is None or not _bids_as_heuristic(world, view, heuristic, rng):
+                continue
+            for action in legal:
+                game = world.copy()
+                game.bid(action)
+                deal = game.current_deal
+                while game.to_move is not None and game.current_deal is deal:
+                    seat = game.to_move
+                    game.apply(heuristic.act(game.view(seat), rng))
+                points = deal.points if deal is not None and deal.points else [0, 0, 0]
+                totals[action] += points[side] - sum(
+                    p for other, p in enumerate(points[: view.rules.num_sides]) if other != side
+                )
+            kept += 1
+        self.last_solved = kept
+        if kept < 5:
+            return None
+        expected = {action: total / kept for action, total in totals.items()}
+        choice = max(legal, key=lambda action: (expected[action], -action))
+        return Decision(choice, expected, ())
 
     # ---------------------------------------------------------------- sampling
 
@@ -272,6 +331,41 @@ class PimcBot:
         elapsed = time.perf_counter() - start
         if elapsed > 0:
             self.rate = budget / elapsed
+
+
+def _world_of(view: SeatView, known: Knowledge, hands: list[int]) -> Game | None:
+    """The deal of ``view`` with ``hands`` as the hands now held (the seat's own among them),
+    dealt at its deal with what the game carries (scores, D7's passes), before any bid; None
+    if it would be thrown in for a renig (D6)."""
+    dealt = list(hands)
+    stock = [int(card) for card in view.turned_up]
+    if view.joker_shown is not None:  # D4: the seat held the joker and drew a card for it
+        seat, joker = view.joker_shown
+        held = dealt[seat]
+        drawn = int(view.drawn) if view.drawn is not None else (held & -held).bit_length() - 1
+        dealt[seat] = held & ~(1 << drawn) | (1 << int(joker))
+        stock.append(drawn)
+    used = 0
+    for mask in dealt:
+        used |= mask
+    for card in stock:
+        used |= 1 << card
+    stock += [card for card in range(54) if not used >> card & 1]
+    game = known.taken_up()
+    game.start_deal(view.dealer, [mask_cards(mask) for mask in dealt], stock)
+    return None if game.phase != Phase.BID else game
+
+
+def _bids_as_heuristic(
+    world: Game, view: SeatView, heuristic: HeuristicBot, rng: random.Random
+) -> bool:
+    """Make the bids of ``view`` in ``world``; False as soon as a heuristic player holding
+    that world's hand would have bid otherwise."""
+    for seat, bid in view.bids:
+        if heuristic.act(world.view(seat), rng) != int(bid):
+            return False
+        world.bid(int(bid))
+    return True
 
 
 def exclusions(view: SeatView, bloopers: bool = True) -> list[int]:
