@@ -118,8 +118,15 @@ def openspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
             steps += 1
         return steps
 
-    def plain() -> int:
-        state = game.new_initial_state()
+    return {"tensor": with_tensor, "plain": random_play(game, rng)}
+
+
+def random_play(game: object, rng: random.Random) -> Callable[[], int]:
+    """One whole game of an OpenSpiel game played at random through pyspiel (chance nodes
+    included): the player actions it took."""
+
+    def run() -> int:
+        state = game.new_initial_state()  # type: ignore[attr-defined]
         steps = 0
         while not state.is_terminal():
             if state.is_chance_node():
@@ -129,7 +136,7 @@ def openspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
                 steps += 1
         return steps
 
-    return {"tensor": with_tensor, "plain": plain}
+    return run
 
 
 def pyspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
@@ -146,20 +153,6 @@ def pyspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
         return {}
     rng = random.Random(seed)
 
-    def random_play(game: object) -> Callable[[], int]:
-        def run() -> int:
-            state = game.new_initial_state()  # type: ignore[attr-defined]
-            steps = 0
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    state.apply_action(rng.choice(state.chance_outcomes())[0])
-                else:
-                    state.apply_action(rng.choice(state.legal_actions()))
-                    steps += 1
-            return steps
-
-        return run
-
     def mccfr(game: object) -> Callable[[], int]:
         solver = es.ExternalSamplingSolver(game, es.AverageType.SIMPLE)
 
@@ -174,8 +167,8 @@ def pyspiel_loops(seed: int) -> dict[str, Callable[[], int]]:
     one = pyspiel.load_game("python_backalley", {"hand_sizes": "1", "episode": "deal"})
     their_one = pyspiel.load_game("oh_hell", {"players": 4, "num_tricks_fixed": 1})
     return {
-        "python_backalley 3-2-1, random play": random_play(ours),
-        "oh_hell 3 tricks, random play": random_play(theirs),
+        "python_backalley 3-2-1, random play": random_play(ours, rng),
+        "oh_hell 3 tricks, random play": random_play(theirs, rng),
         "MCCFR, python_backalley 1 card": mccfr(one),
         "MCCFR, oh_hell 1 trick": mccfr(their_one),
     }

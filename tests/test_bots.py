@@ -86,10 +86,15 @@ def test_the_research_environment_adds_its_players_and_bots_know_nothing_of_it()
     assert not [p.name for p in sources if imports.search(p.read_text(encoding="utf-8"))]
 
 
-def heuristic_choice(game: Game) -> int:
+def choice_of(bot: object, game: Game) -> int:
+    """What ``bot`` plays for the seat to move."""
     seat = game.to_move
     assert seat is not None
-    return HeuristicBot().act(game.view(seat), random.Random(0))
+    return bot.act(game.view(seat), random.Random(0))  # type: ignore[attr-defined, no-any-return]
+
+
+def heuristic_choice(game: Game) -> int:
+    return choice_of(HeuristicBot(), game)
 
 
 def test_heuristic_bids_board_with_only_sure_winners_and_passes_with_nothing():
@@ -137,9 +142,7 @@ def test_heuristic_ruffs_when_void_and_draws_trumps_for_board():
 
 
 def beginner_choice(game: Game) -> int:
-    seat = game.to_move
-    assert seat is not None
-    return BeginnerBot().act(game.view(seat), random.Random(0))
+    return choice_of(BeginnerBot(), game)
 
 
 def test_beginner_counts_queens_and_high_trumps_and_hopes_for_board():

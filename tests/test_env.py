@@ -21,14 +21,6 @@ from backalley.rules import Ruleset
 from test_properties import rulesets
 
 
-def rules_of(env: BatchedEnv, i: int) -> Ruleset:
-    """The engine's rules for the game in slot ``i`` (one deal: the episode's hand size)."""
-    if env.episode == "game":
-        return env.rules
-    size = int(env._games[i, k.G_ONE_SIZE])
-    return env.rules.with_options({"hand_sizes": [size], "tie_breaker": False})
-
-
 def feed(env: BatchedEnv, i: int, game: Game) -> None:
     """Deal ``game`` every deal the environment has dealt in slot ``i`` since."""
     while game.phase == Phase.DEAL:
@@ -49,7 +41,7 @@ def lockstep(
     batch = env.reset(seed)
     games = []
     for i in range(env.num_games):
-        games.append(Game(rules_of(env, i)))
+        games.append(Game(env.rules_of(i)))
         feed(env, i, games[-1])
     rng = np.random.default_rng(seed)
     finished = 0
@@ -90,7 +82,7 @@ def lockstep(
                         want = 0 if winner < 0 else (1 if rules.side_of(seat) == winner else -1)
                         assert batch.rewards[i, seat] == want
                 finished += 1
-                games[i] = Game(rules_of(env, i))
+                games[i] = Game(env.rules_of(i))
             else:
                 assert not game.is_over
             feed(env, i, games[i])

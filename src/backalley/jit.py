@@ -35,6 +35,19 @@ def compiled(**options: object) -> Any:
     return njit(cache=True, error_model="numpy", _nrt=False, **options)
 
 
+def needs_compiling(kernel: Any) -> bool:
+    """Will the first call of ``kernel`` in this process compile it (seconds to a minute,
+    once per machine) rather than load it from numba's cache (under a second)? Worth telling
+    someone who waits. numba's cache is private to it: when it cannot be read, this says
+    False rather than guess."""
+    if kernel.signatures:
+        return False  # compiled or loaded in this process already
+    try:
+        return not kernel._cache._cache_file._load_index()
+    except Exception:
+        return False
+
+
 @intrinsic
 def _ctpop(typingctx, x):
     """The CPU's population count (LLVM's ctpop)."""

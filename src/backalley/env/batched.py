@@ -22,6 +22,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from backalley import jit
 from backalley.engine import Game, IllegalAction, Phase
 from backalley.env import kernel as k
 from backalley.env.dealing import MAX_PASSES
@@ -177,7 +178,7 @@ class BatchedEnv:
         self._done[:] = False
         self._truncated[:] = False
         self._ready = True
-        return self._observe()
+        return self.observe()
 
     def step(self, actions: np.ndarray) -> Batch:
         """Take each game's action (one of its mask's) for its player to act; a game given
@@ -214,7 +215,7 @@ class BatchedEnv:
             np.greater_equal(self._games[:, k.G_RUN], self.max_passes, out=self._truncated)
             for i in np.flatnonzero(self._truncated):
                 self.restart(int(i))
-        return self._observe()
+        return self.observe()
 
     @property
     def deals_scored(self) -> np.ndarray:
@@ -223,10 +224,7 @@ class BatchedEnv:
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
         """A uniformly random legal action for each game."""
-        masks = self._masks
-        choice = rng.random(masks.shape) * masks
-        chosen: np.ndarray = choice.argmax(axis=1)
-        return chosen
+        return masked_sample(self._masks, rng)
 
     def random_play(self, steps: int, seed: int = 0) -> int:
         """Play ``steps`` random legal actions in every game inside the compiled loop (no
@@ -297,13 +295,8 @@ class BatchedEnv:
         count = int(self._counts[i])
         if dealt > self._decks.shape[1] or count > self._actions.shape[1]:
             return (None,)
-        rules = self.rules
-        if self.episode == "deal":
-            size = int(self._games[i, k.G_ONE_SIZE])
-            rules = Ruleset.preset(rules.name, **{**rules.options(), "hand_sizes": [size]})
-            rules = rules.with_options({"tie_breaker": False})
         return (
-            rules,
+            self.rules_of(i),
             int(self._games[i, k.G_FIRST_DEALER]),
             self._decks[i, :dealt].copy(),
             self._actions[i, :count].copy(),
@@ -312,9 +305,6 @@ class BatchedEnv:
     def observe(self) -> Batch:
         """The arrays as they are now (what the last step returned, unless games were
         restarted since)."""
-        return self._observe()
-
-    def _observe(self) -> Batch:
         k.write_masks(self._config, self._games, self._seats, self._masks, self._to_play)
         write_observations(
             self._config, self._games, self._seats, self._sides, self._decks, self._tricks,
@@ -326,16 +316,16 @@ class BatchedEnv:
         )  # fmt: skip
 
 
+def masked_sample(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """[M] a uniformly random legal action of each row of ``masks`` [M, 69]."""
+    chosen: np.ndarray = (rng.random(masks.shape) * masks).argmax(axis=1)
+    return chosen
+
+
 def needs_compiling() -> bool:
     """Will the first :class:`BatchedEnv` of this process compile its kernel (ten seconds
-    to a minute, once per machine) rather than load it from numba's cache (a second)?
-    Worth telling someone who waits; False when numba's cache cannot be read."""
-    if k.step_all.signatures:
-        return False  # compiled or loaded in this process already
-    try:
-        return not k.step_all._cache._cache_file._load_index()
-    except Exception:
-        return False
+    to a minute, once per machine) rather than load it? (:func:`backalley.jit.needs_compiling`)"""
+    return bool(jit.needs_compiling(k.step_all))
 
 
 def prepare() -> float:

@@ -353,8 +353,8 @@ def from_view(view: SeatView, rng: random.Random) -> BackAlleyState:
     engine.start_deal(view.dealer, hands, stock)
     for move in moves:
         engine.apply(move)
-    one_deal = pyspiel.load_game(SHORT_NAME, _one_deal_params(view))
-    return BackAlleyState(one_deal, engine)
+    params = {"rules": rules.name, "options": options_text(rules), "episode": "deal"}
+    return BackAlleyState(pyspiel.load_game(SHORT_NAME, params), engine)
 
 
 def _world(view: SeatView, rng: random.Random) -> tuple[list[list[int]], list[int], list[int]]:
@@ -421,14 +421,6 @@ def _trump_leads(view: SeatView) -> list[int]:
             banned[leader] |= ((1 << NUM_CARDS) - 1) & ~trumps
         broken = broken or any(trumps >> card & 1 for card in cards)
     return banned
-
-
-def _one_deal_params(view: SeatView) -> dict[str, Any]:
-    """The OpenSpiel parameters of a one-deal game of ``view``'s deal."""
-    rules = view.rules.with_options(
-        {"hand_sizes": [view.hand_size], "tie_breaker": False, "renig_min_hand": None}
-    )
-    return {"rules": rules.name, "options": options_text(rules), "episode": "deal"}
 
 
 # ---------------------------------------------------------------------- arena players

@@ -74,9 +74,9 @@ class SeatEnv(gymnasium.Env):
         max_passes: int | None = MAX_PASSES,
         render_mode: str | None = None,
     ) -> None:
-        _choice("observation", observation, ("vector", "dict"))
-        _choice("illegal", illegal, ("end", "raise"))
-        _choice("reward", reward, ("points", "win"))
+        check_choice("observation", observation, ("vector", "dict"))
+        check_choice("illegal", illegal, ("end", "raise"))
+        check_choice("reward", reward, ("points", "win"))
         self.rules = Ruleset.preset(rules, **dict(options or {}))
         n = self.rules.num_players
         names = [others] * (n - 1) if isinstance(others, str) else list(others)
@@ -86,18 +86,9 @@ class SeatEnv(gymnasium.Env):
         self.bots = {(seat + 1 + k) % n: make_bot(name) for k, name in enumerate(names)}
         self.episode, self.encoding, self.reward = episode, encoding, reward
         self.observation_kind, self.illegal, self.max_passes = observation, illegal, max_passes
-        if illegal_reward is None:
-            illegal_reward = ILLEGAL_POINTS if reward == "points" else ILLEGAL_WIN
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward_of(reward, illegal_reward)
         self.render_mode = render_mode
-        low, high = bounds(encoding, self.rules)
-        vector = spaces.Box(low, high, (size_of(encoding),), np.float32)
-        mask = spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
-        self.observation_space: spaces.Space[Any] = (
-            vector
-            if observation == "vector"
-            else spaces.Dict({"observation": vector, "action_mask": mask})
-        )
+        self.observation_space = observation_space(encoding, self.rules, observation)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: Game | None = None
         self._mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
@@ -191,6 +182,26 @@ class SeatEnv(gymnasium.Env):
         return info
 
 
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+def check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    """Refuse an argument that is none of ``allowed``, naming it and them."""
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
+def illegal_reward_of(reward: str, given: float | None) -> float:
+    """The reward for an illegal action that ends an episode: ``given``, else
+    :data:`ILLEGAL_POINTS` or :data:`ILLEGAL_WIN` as the reward is counted."""
+    if given is not None:
+        return float(given)
+    return ILLEGAL_POINTS if reward == "points" else ILLEGAL_WIN
+
+
+def observation_space(encoding: str, rules: Ruleset, kind: str) -> spaces.Space[Any]:
+    """One seat's observation: the encoding's vector (``"vector"``), or it and the legal
+    actions as ``{"observation", "action_mask"}`` (``"dict"``)."""
+    low, high = bounds(encoding, rules)
+    vector = spaces.Box(low, high, (size_of(encoding),), np.float32)
+    if kind == "vector":
+        return vector
+    mask = spaces.Box(0, 1, (NUM_ACTIONS,), np.int8)
+    return spaces.Dict({"observation": vector, "action_mask": mask})

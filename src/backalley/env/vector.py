@@ -24,10 +24,9 @@ from gymnasium.vector.utils import batch_space
 from backalley.bots import make_bot
 from backalley.engine import Game, IllegalAction, Phase
 from backalley.env import kernel as k
-from backalley.env.batched import Batch, BatchedEnv, deal_deck
+from backalley.env.batched import Batch, BatchedEnv, deal_deck, masked_sample
 from backalley.env.dealing import MAX_PASSES
-from backalley.env.encoding import bounds, size_of
-from backalley.env.seat import ILLEGAL_POINTS, ILLEGAL_WIN
+from backalley.env.seat import check_choice, illegal_reward_of, observation_space
 
 #: Who plays the seats the policy does not: "random" (a uniformly random legal action, in
 #: numpy), any of our bots or levels by name (each from its seat's view, as at a table), or a
@@ -80,10 +79,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
         duplicate: bool = False,
         max_passes: int | None = MAX_PASSES,
     ) -> None:
-        if observation not in ("vector", "dict"):
-            raise ValueError(f"observation must be 'vector' or 'dict', not {observation!r}")
-        if illegal not in ("end", "raise"):
-            raise ValueError(f"illegal must be 'end' or 'raise', not {illegal!r}")
+        check_choice("observation", observation, ("vector", "dict"))
+        check_choice("illegal", illegal, ("end", "raise"))
         bots = isinstance(others, str) and others != "random"
         self.batched = BatchedEnv(
             num_envs, rules, options, episode=episode, encoding=encoding, reward=reward,
@@ -98,23 +95,15 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"the policy's seats must be of one side, not {seats}")
         self.seats, self.others, self.illegal = seats, others, illegal
         self.mirror: Mirror | None = None
-        if isinstance(others, str) and others != "random":
+        if bots:
             if seats is None:
                 raise ValueError("bots play the seats the policy does not: give seats=")
+            assert isinstance(others, str)
             self.mirror = Mirror(self.batched, others)
-        if illegal_reward is None:
-            illegal_reward = ILLEGAL_POINTS if reward == "points" else ILLEGAL_WIN
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = illegal_reward_of(reward, illegal_reward)
         self.observation_kind = observation
         self.num_envs = num_envs
-        low, high = bounds(encoding, rules_set)
-        vector = spaces.Box(low, high, (size_of(encoding),), np.float32)
-        mask = spaces.Box(0, 1, (k.NUM_ACTIONS,), np.int8)
-        self.single_observation_space: spaces.Space[Any] = (
-            vector
-            if observation == "vector"
-            else spaces.Dict({"observation": vector, "action_mask": mask})
-        )
+        self.single_observation_space = observation_space(encoding, rules_set, observation)
         self.single_action_space = spaces.Discrete(k.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
@@ -224,9 +213,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):
     def _others_act(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if callable(self.others):
             return np.asarray(self.others(observations, masks), dtype=np.int64)
-        choice = self._rng.random(masks.shape) * masks
-        chosen: np.ndarray = choice.argmax(axis=1)
-        return chosen
+        return masked_sample(masks, self._rng)
 
     def _observation(self) -> Any:
         batch = self._batch

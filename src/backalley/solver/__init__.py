@@ -38,6 +38,7 @@ from typing import TypeVar, cast
 
 import numpy as np
 
+from backalley import jit
 from backalley.cards import N_, BackAlleyError, trump_mask
 from backalley.engine import Game, blooper_mode, trick_winner
 from backalley.rules import next_seat
@@ -138,14 +139,8 @@ def card_values(position: Position, budget: int | None = None) -> dict[int, int]
 
 def needs_compiling() -> bool:
     """Will the first solve of this process compile the search (20 s, once) rather than
-    load it from numba's cache (under a second)? Worth telling someone who waits. numba's
-    cache is private to it: when it cannot be read, this says False rather than guess."""
-    if search.card_values.signatures:
-        return False  # compiled or loaded in this process already
-    try:
-        return not search.card_values._cache._cache_file._load_index()
-    except Exception:
-        return False
+    load it from numba's cache (under a second)? (:func:`backalley.jit.needs_compiling`)"""
+    return bool(jit.needs_compiling(search.card_values))
 
 
 def compile_search() -> None:
