@@ -10,7 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backalley.bots import BOTS, LEVELS, make_bot, play_game, players_elsewhere
+from backalley.bots import (
+    BOTS,
+    LEVELS,
+    BadBudget,
+    make_bot,
+    needs_solver,
+    play_game,
+    players_elsewhere,
+)
 from backalley.bots.beginner import BeginnerBot
 from backalley.bots.heuristic import HeuristicBot
 from backalley.bots.pimc import PimcBot
@@ -70,6 +78,37 @@ def test_levels_name_bots_and_unknown_names_are_refused():
         make_bot("oracle")
     with pytest.raises(ValueError, match="unknown bot 'policy:'"):
         make_bot("policy:")
+
+
+def test_pimc_at_budgets_of_ones_own():
+    bot = make_bot("pimc:samples=7, seconds=0.25,nodes=5000,bid_seconds=0.1")
+    assert isinstance(bot, PimcBot)
+    assert (bot.samples, bot.seconds, bot.bid_seconds, bot.nodes) == (7, 0.25, 0.1, 5000)
+    assert bot.settle is None  # what is not named keeps PimcBot's default
+    repeatable = make_bot("pimc:samples=7,seconds=0.25,bid_seconds=0.1", repeatable=True)
+    assert (repeatable.seconds, repeatable.bid_seconds) == (None, None)  # type: ignore[attr-defined]
+    assert make_bot("pimc:seconds=none").seconds is None  # type: ignore[attr-defined]
+    assert needs_solver("pimc:samples=3")
+    game = play_game(Game(Ruleset.preset("standard", hand_sizes=[3, 2]), seed=4), [bot] * 4)
+    assert game.is_over
+
+
+@pytest.mark.parametrize(
+    ("name", "item"),
+    [
+        ("pimc:colour=red", "colour=red"),
+        ("pimc:samples=many", "samples=many"),
+        ("pimc:samples=2.5", "samples=2.5"),
+        ("pimc:seconds=0", "seconds=0"),
+        ("pimc:seconds=-1", "seconds=-1"),
+        ("pimc:seconds=nan", "seconds=nan"),
+        ("pimc:nodes=none", "nodes=none"),
+        ("pimc:", ""),
+    ],
+)
+def test_what_is_no_budget_is_refused_by_name(name, item):
+    with pytest.raises(BadBudget, match=re.escape(f"{item!r} in {name!r} is no budget")):
+        make_bot(name)
 
 
 def test_the_research_environment_adds_its_players_and_bots_know_nothing_of_it():

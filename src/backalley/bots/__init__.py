@@ -38,6 +38,23 @@ class UnknownBot(BackAlleyError, ValueError):
         )
 
 
+class BadBudget(UnknownBot):
+    """``pimc:KEY=VALUE,…`` with a key that is no budget or a value that is no number."""
+
+    def __init__(self, name: str, item: str) -> None:
+        BackAlleyError.__init__(
+            self,
+            None,
+            N_(
+                "{item} in {name} is no budget: write KEY=VALUE with KEY one of {keys} and "
+                "VALUE a number above 0"
+            ),
+            item=repr(item),
+            name=repr(name),
+            keys=", ".join(BUDGETS),
+        )
+
+
 class Bot(Protocol):
     """A player: a name and a way to choose an action from a seat's view."""
 
@@ -69,6 +86,10 @@ def make_bot(name: str, repeatable: bool = False) -> Bot:
     so that the same generator gives the same choices however busy the machine is; it may
     then take longer over a decision.
 
+    ``pimc:KEY=VALUE,…`` is the sampling bot at budgets of one's own, e.g.
+    ``pimc:samples=40,seconds=1.2,nodes=1000000`` (see :class:`~backalley.bots.pimc.PimcBot`;
+    ``seconds=none`` for no clock): to measure one budget against another.
+
     Other packages add players of their own as entry points of the group ``backalley.bots``
     (:func:`players_elsewhere`): ``NAME`` or ``NAME:ARGUMENT``, the entry point's callable
     given ``ARGUMENT`` (or ``None``). The research environment adds OpenSpiel's search bots
@@ -79,11 +100,13 @@ def make_bot(name: str, repeatable: bool = False) -> Bot:
     :raises MissingExtra: for a player whose optional part is not installed.
     """
     factory = BOTS.get(LEVELS.get(name, name))
+    settings: dict[str, float | None] = dict(LEVEL_SETTINGS.get(name, {}))
+    if factory is None and name.startswith("pimc:"):
+        factory, settings = _pimc, _budgets(name)
     if factory is None:
         return _made_elsewhere(name)
-    settings: dict[str, float | None] = dict(LEVEL_SETTINGS.get(name, {}))
     if repeatable and factory is _pimc:
-        settings["seconds"] = None
+        settings["seconds"] = settings["bid_seconds"] = None
     return factory(**settings)
 
 
@@ -109,6 +132,43 @@ def _pimc(**settings: float | None) -> Bot:
     from backalley.bots.pimc import PimcBot
 
     return PimcBot(**settings)  # type: ignore[arg-type]
+
+
+#: The budgets ``pimc:KEY=VALUE,…`` may set, and the type of each.
+BUDGETS: dict[str, type] = {
+    "samples": int,
+    "seconds": float,
+    "bid_seconds": float,
+    "nodes": int,
+    "settle": float,
+    "settle_after": int,
+    "rollout_hands": int,
+    "rollout_samples": int,
+}
+
+
+def _budgets(name: str) -> dict[str, float | None]:
+    """The settings of ``pimc:KEY=VALUE,…``.
+
+    :raises BadBudget: for a key that is no budget, or a value that is no number above 0.
+    """
+    settings: dict[str, float | None] = {}
+    for item in name.partition(":")[2].split(","):
+        key, _, text = (part.strip() for part in item.partition("="))
+        kind = BUDGETS.get(key)
+        if kind is None:
+            raise BadBudget(name, item)
+        if text.lower() == "none" and key in ("seconds", "bid_seconds", "settle"):
+            settings[key] = None
+            continue
+        try:
+            number = kind(text)
+        except ValueError:
+            raise BadBudget(name, item) from None
+        if not number > 0 or number == float("inf"):
+            raise BadBudget(name, item)
+        settings[key] = number
+    return settings
 
 
 GROUP = "backalley.bots"  #: the entry points' group of the players other packages add
@@ -205,7 +265,7 @@ def bot_name(level: str, taken: Sequence[str | None]) -> str:
 
 def needs_solver(name: str) -> bool:
     """Whether the bot or level ``name`` solves deals (and so may first compile the solver)."""
-    return LEVELS.get(name, name) == "pimc"
+    return LEVELS.get(name, name) == "pimc" or name.startswith("pimc:")
 
 
 #: The level that plays for a solver's bot (``hard``, ``expert``) while the solver is being
@@ -222,9 +282,11 @@ def plays_as(level: str, solver_ready: bool) -> str:
 __all__ = [
     "BOTS",
     "BOT_NAMES",
+    "BUDGETS",
     "LEVELS",
     "LEVEL_SETTINGS",
     "STAND_IN_LEVEL",
+    "BadBudget",
     "Bot",
     "MissingExtra",
     "UnknownBot",

@@ -73,6 +73,8 @@ class PimcBot:
 
     samples: int = 16  #: deals solved per decision, at most
     seconds: float | None = 1.0  #: wall-clock budget per decision (None: nodes alone bound it)
+    #: a bid's own wall-clock budget, when it is not ``seconds`` (None: the same)
+    bid_seconds: float | None = None
     nodes: int = 400_000  #: node budget of one solve
     #: stop sampling once the best candidate leads every other by this many standard errors
     #: of their paired difference over the deals solved so far (None: never stop early)
@@ -186,7 +188,7 @@ class PimcBot:
 
         outcomes: list[tuple[int, float]] = []  # (side's tricks, this seat's share of them)
         scored: list[dict[int, float]] = []  # each deal's points for each bid, to settle early
-        for hands, budget in self._samples(view, rng):
+        for hands, budget in self._samples(view, rng, bidding=True):
             position = _position(view, hands, leader=leader)
             start = self._clock()
             try:
@@ -293,13 +295,18 @@ class PimcBot:
                 return False
         return True
 
-    def _samples(self, view: SeatView, rng: random.Random) -> Iterator[tuple[list[int], int]]:
-        """Up to ``samples`` deals of the hidden cards, within the time budget, each with the
+    def _samples(
+        self, view: SeatView, rng: random.Random, bidding: bool = False
+    ) -> Iterator[tuple[list[int], int]]:
+        """Up to ``samples`` deals of the hidden cards, within the time budget (a bid's own
+        when ``bidding`` and the bot has one), each with the
         nodes its solve may take: the full budget at first, then in proportion to the time
         left (a tenth at least), and never more than the time left allows at the rate seen
         on solves that spent their budget — so that one big deal cannot overrun the decision
         by a whole solve."""
         seconds = self.seconds
+        if bidding and seconds is not None and self.bid_seconds is not None:
+            seconds = self.bid_seconds
         deadline = 0.0 if seconds is None else time.perf_counter() + seconds
         banned = exclusions(view)
         for i in range(self.samples):
