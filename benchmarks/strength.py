@@ -17,6 +17,7 @@ random, medium against easy, hard against medium, expert against hard.
 from __future__ import annotations
 
 import argparse
+import re
 import time
 
 from rich.console import Console
@@ -43,7 +44,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     chosen = LEVELS_LADDER if args.ladder == "levels" else args.ladder
-    ladder = [tuple(pair.split(":", 1)) for pair in chosen.split(",")]
+    ladder = ladder_pairs(chosen)
     sizes = None if args.hand_sizes is None else [int(n) for n in args.hand_sizes.split(",")]
     rules = Ruleset.preset(args.rules, hand_sizes=sizes)
     length = "" if sizes is None else f", hand sizes {args.hand_sizes}"
@@ -75,6 +76,22 @@ def main() -> None:
             f"{time.perf_counter() - start:.0f}",
         )
     Console().print(table)
+
+
+def ladder_pairs(text: str) -> list[tuple[str, str]]:
+    """The matches of ``--ladder``: ``A:B`` pairs, comma-separated, where a bot may be
+    ``pimc:KEY=VALUE,…`` (a comma or colon before ``KEY=`` belongs to the bot).
+
+    >>> ladder_pairs("expert:pimc:samples=40,seconds=1.2,hard:medium")
+    [('expert', 'pimc:samples=40,seconds=1.2'), ('hard', 'medium')]
+    """
+    pairs = []
+    for pair in re.split(r",(?!\w+=)", text):
+        bots = re.split(r":(?!\w+=)", pair, maxsplit=1)
+        if len(bots) != 2:
+            raise SystemExit(f"--ladder: {pair!r} is not two bots A:B")
+        pairs.append((bots[0], bots[1]))
+    return pairs
 
 
 def _made(bot: BotSummary) -> str:

@@ -232,9 +232,12 @@ LEVELS: dict[str, str] = {
 }
 #: The budgets that make ``pimc`` a ``hard`` or an ``expert`` player: deals solved per
 #: decision, seconds per decision, and solver nodes per deal.
+#: The clocks keep a decision with 13 cards in hand to about 0.3 s for ``expert``, 0.25 s for
+#: ``hard`` (they were 1.2 s and 0.5 s: see docs/bots.md); below ten cards or so they never
+#: bind, and the counts alone decide.
 LEVEL_SETTINGS: dict[str, dict[str, float]] = {
-    "hard": {"samples": 10, "seconds": 0.5, "nodes": 150_000},
-    "expert": {"samples": 40, "seconds": 1.2, "nodes": 1_000_000},
+    "hard": {"samples": 10, "seconds": 0.25, "nodes": 150_000},
+    "expert": {"samples": 40, "seconds": 0.3, "nodes": 1_000_000},
 }
 
 
