@@ -206,6 +206,10 @@ def calibrate(games: Iterable[Played], levels: Sequence[str] = ORDER) -> dict[st
     beta = ratings.SIGMA / 2
     mu = np.full(len(levels), ratings.MU)
     sigma = np.zeros(len(levels))
+    # Only differences are seen: the information has the levels' mean as its null direction.
+    # Adding that direction makes it invertible without moving the mean (the gradient has no
+    # part along it) and without leaning on a pseudo-inverse to tell rounding from zero.
+    mean = np.full((len(levels), len(levels)), 1 / len(levels))
     for _ in range(5):
         scale = np.sqrt(2 * beta**2 + seats @ sigma**2)[:, None]
         x = signs / scale
@@ -215,11 +219,12 @@ def calibrate(games: Iterable[Played], levels: Sequence[str] = ORDER) -> dict[st
             density = np.exp(-(z**2) / 2) / math.sqrt(2 * math.pi)
             gradient = x.T @ (density * (won - p) / (p * (1 - p)))
             information = x.T @ (x * (density**2 / (p * (1 - p)))[:, None])
-            step = np.linalg.pinv(information) @ gradient
+            step = np.linalg.solve(information + mean, gradient)
             mu = mu + step
             if np.abs(step).max() < 1e-10:
                 break
-        sigma = np.sqrt(np.diag(np.linalg.pinv(information)))
+        covariance = np.linalg.inv(information + mean) - mean
+        sigma = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     counts = seats.astype(bool).sum(axis=0)
     return {
         level: Standing(float(mu[i]), float(sigma[i]), int(counts[i])) for level, i in at.items()
