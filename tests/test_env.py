@@ -399,6 +399,15 @@ def test_the_env_page_commands_run_with_the_extras_they_name(tmp_path) -> None:
         "backalley arena --players expert,openspiel-ismcts --games 200 --option hand_sizes=3,2,1": (
             "--games 2 --repeatable"
         ),
+        "python benchmarks/baselines.py --players random,easy,medium,hard,expert --games 400": (
+            "--games 2 --timing-games 1 --jobs 1 --lengths short --repeatable"
+        ),
+        "python benchmarks/baselines.py --players openspiel-ismcts --lengths short --games 400": (
+            "--games 2 --timing-games 1 --jobs 1 --repeatable"
+        ),
+        "python benchmarks/baselines.py --players policy:self-play/policy.npz --games 400": (
+            "--games 2 --timing-games 1 --jobs 1"
+        ),
     }
     ran = []
     for command in commands:
