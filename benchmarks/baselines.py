@@ -8,8 +8,8 @@ the other two, in duplicate (``backalley.arena``: every deal set played twice, t
 swapped, so the luck of the cards cancels), under ``standard`` rules on the short game (3, 2
 and 1 cards) and the longer one (7 … 1 … 7). A row gives the player's points a game over
 heuristic's with its 95 % interval, the share of games it won, and its time a decision
-(the mean over every decision it made in the first deal sets, on one core: a player that
-waits on nothing). ``medium`` is heuristic itself, so its row is 0 by construction: the
+(the mean over every decision it made in ``--timing-games`` games of its own, on one core: a
+player that waits on nothing). ``medium`` is heuristic itself, so its row is 0 by construction: the
 table's zero. Any name the arena takes is a player: a level, ``openspiel-ismcts``,
 ``policy:FILE`` (a policy saved by ``examples/self_play.py``), ``pimc:KEY=VALUE,…``.
 

@@ -29,7 +29,7 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from backalley.arena import _duplicate_dealer, interval, seatings
+from backalley.arena import interval, play_duplicate, seatings
 from backalley.bots import Bot, make_bot
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
@@ -72,21 +72,16 @@ def play_set(against: str, sizes: list[int], seed: int, pair: int, part: str) ->
     level = make_bot(against, repeatable=True)
     edge = 0.0
     for number, seating in enumerate(seatings(4)):
-        game = Game(rules)
-        deal = _duplicate_dealer(seed, pair)
-        rngs = [random.Random(f"{seed}/{pair}/{number}/{s}") for s in range(4)]
-        while not game.is_over:
-            if game.phase == Phase.DEAL:
-                deal(game)
-                continue
-            seat = game.to_move
-            assert seat is not None
+
+        def choose(
+            game: Game, seat: int, rng: random.Random, seating: tuple[int, ...] = seating
+        ) -> int:
             bidding = game.phase == Phase.BID
-            sees_all = seating[seat] == 0 and (part == PARTS[0] or (part == PARTS[1]) == bidding)
-            if sees_all:
-                game.apply(omniscient_action(game, level))
-            else:
-                game.apply(level.act(game.view(seat), rngs[seat]))
+            if seating[seat] == 0 and (part == PARTS[0] or (part == PARTS[1]) == bidding):
+                return omniscient_action(game, level)
+            return level.act(game.view(seat), rng)
+
+        game = play_duplicate(rules, seed, pair, number, choose)
         ours = rules.side_of(seating.index(0))
         edge += game.scores[ours] - game.scores[1 - ours]
     return edge / len(seatings(4))

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from backalley.cards import FULL_DECK, format_cards, mask_of, parse_card
 from backalley.engine import Game
 from backalley.rules import Ruleset
@@ -41,3 +46,15 @@ def play(game: Game, actions: str) -> None:
             game.bid(word)
         else:
             game.play(word)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The script ``benchmarks/NAME.py`` as a module, registered under ``name`` (so that its
+    dataclasses and its worker processes find it)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

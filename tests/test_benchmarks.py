@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import random
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,20 +14,11 @@ from hypothesis import strategies as st
 from backalley.bots import make_bot
 from backalley.engine import Game, Phase
 from backalley.rules import Ruleset
+from support import load_benchmark
 
 BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
 
-
-def benchmark(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # its worker processes find it by name
-    spec.loader.exec_module(module)
-    return module
-
-
-headroom = benchmark("headroom")
+headroom = load_benchmark("headroom")
 
 
 @settings(max_examples=25, deadline=None)
@@ -84,7 +73,7 @@ def test_the_headroom_table_has_its_three_rows():
 
 
 def test_a_ladder_may_name_a_sampling_bot_at_budgets_of_its_own():
-    strength = benchmark("strength")
+    strength = load_benchmark("strength")
     assert strength.ladder_pairs("expert:pimc:samples=40,seconds=1.2,hard:medium") == [
         ("expert", "pimc:samples=40,seconds=1.2"),
         ("hard", "medium"),

@@ -3,24 +3,17 @@ of random and medium bots (two levels far enough apart for a few games to tell).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import random
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from backalley import ratings
 from backalley.ratings import NEWCOMER, Standing
+from support import load_benchmark
 
-_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "ratings_accuracy.py"
-_SPEC = importlib.util.spec_from_file_location("ratings_accuracy", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-sys.modules["ratings_accuracy"] = bench  # dataclasses look their module up
-_SPEC.loader.exec_module(bench)
+bench = load_benchmark("ratings_accuracy")
 
 TWO = {"random": 1.0, "medium": 1.0}
 

@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from backalley.bots import make_bot
+from backalley.bots import Bot, make_bot
 from backalley.engine import DealKind, Game, Phase, contract_made
 from backalley.record import write_record
 from backalley.rules import Ruleset
@@ -102,20 +102,40 @@ def play_pair(
     for number, seating in enumerate(seatings(rules.num_players)):
         a, b = make_bot(bot_a, repeatable), make_bot(bot_b, repeatable)
         bots = [a if who == 0 else b for who in seating]
-        game = Game(rules)
-        deal = _duplicate_dealer(seed, pair)
-        rngs = [random.Random(f"{seed}/{pair}/{number}/{s}") for s in range(rules.num_players)]
-        while not game.is_over:
-            if game.phase == Phase.DEAL:
-                deal(game)
-                continue
-            seat = game.to_move
-            assert seat is not None
-            game.apply(bots[seat].act(game.view(seat), rngs[seat]))
+        game = play_duplicate(rules, seed, pair, number, _by_bots(bots))
         names = [bot.name for bot in bots]
         a_sides = tuple(sorted({rules.side_of(s) for s, who in enumerate(seating) if who == 0}))
         results.append(_result(game, pair, number, a_sides, names))
     return results
+
+
+def play_duplicate(
+    rules: Ruleset,
+    seed: int,
+    pair: int,
+    number: int,
+    choose: Callable[[Game, int, random.Random], int],
+) -> Game:
+    """Game ``number`` of deal set ``pair`` played to its end, dealt as every game of the
+    set is, each action ``choose(game, seat, rng)`` with the seat's own generator for that
+    game. :func:`play_pair` chooses by the seats' bots; a benchmark may choose otherwise
+    (``benchmarks/headroom.py`` reads the game)."""
+    game = Game(rules)
+    deal = _duplicate_dealer(seed, pair)
+    rngs = [random.Random(f"{seed}/{pair}/{number}/{s}") for s in range(rules.num_players)]
+    while not game.is_over:
+        if game.phase == Phase.DEAL:
+            deal(game)
+            continue
+        seat = game.to_move
+        assert seat is not None
+        game.apply(choose(game, seat, rngs[seat]))
+    return game
+
+
+def _by_bots(bots: list[Bot]) -> Callable[[Game, int, random.Random], int]:
+    """Each seat's action chosen by its bot, from its own view."""
+    return lambda game, seat, rng: bots[seat].act(game.view(seat), rng)
 
 
 def _result(
