@@ -15,7 +15,13 @@ import pytest
 from backalley.server.client import Member, Seat, create_table, seat_bot, take_seat
 
 playwright_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: Debian's Chromium, where the package puts it, before any other `chromium` on the PATH.
+DEBIAN_CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = (
+    str(DEBIAN_CHROMIUM)
+    if DEBIAN_CHROMIUM.exists()
+    else shutil.which("chromium") or shutil.which("chromium-browser")
+)
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium: scripts/test.sh installs Debian's"
 )

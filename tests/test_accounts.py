@@ -24,6 +24,8 @@ from backalley.server.standings import anchors_mark
 from live_support import running
 from server_support import Server, database, finished_record, play_randomly, run, stored_log
 
+pytestmark = pytest.mark.server
+
 PASSWORD = "correct horse battery"
 
 

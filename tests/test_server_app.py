@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from backalley.server.protocol import CLOSE_SLOW
 from backalley.server.sockets import QUEUE, Connection
+
+pytestmark = pytest.mark.server
 
 
 class StuckSocket:

@@ -19,6 +19,8 @@ from backalley.server import protocol
 from backalley.server.assets import FOREVER, WEB, Assets, accepts_gzip
 from server_support import server  # noqa: F401  (the fixture)
 
+pytestmark = pytest.mark.server
+
 
 def fetch(base: str, path: str, **headers: str) -> tuple[int, Any, bytes]:
     """Status, headers and body of ``GET path``, as sent (not unzipped)."""

@@ -21,6 +21,8 @@ from backalley.server.client import exchange
 from backalley.server.client import request as http
 from live_support import live
 
+pytestmark = pytest.mark.server
+
 
 def test_the_bot_api_is_off_unless_the_server_is_started_with_it(tmp_path: Path) -> None:
     with live(f"sqlite:///{tmp_path / 'db.sqlite'}") as base:

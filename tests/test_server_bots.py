@@ -21,6 +21,8 @@ from backalley.rules import Ruleset
 from backalley.server import bots
 from backalley.server.bots import MOVE, REVIEW, BotPool, FairShare, Lane, Worker
 
+pytestmark = pytest.mark.server
+
 
 def light_lane(workers: int) -> Lane:
     """A lane of ``workers`` processes made ready as the light lane's are (the solver's load

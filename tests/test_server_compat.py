@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 
 from backalley.record import verify
@@ -20,6 +21,8 @@ from backalley.server.client import Seat
 from backalley.server.client import request as http
 from live_support import live
 from server_support import play_randomly, run
+
+pytestmark = pytest.mark.server
 
 DATA = Path(__file__).parent / "data"
 

@@ -41,6 +41,8 @@ from server_support import (
     stored_log,
 )
 
+pytestmark = pytest.mark.server
+
 __all__ = ["small_disk"]  # a fixture
 
 

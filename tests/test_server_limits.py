@@ -20,6 +20,8 @@ from backalley.server.protocol import CLOSE_GUESSING
 from live_support import live
 from server_support import run
 
+pytestmark = pytest.mark.server
+
 
 class Clock:
     """The limits' clock, moved on by hand."""

@@ -24,6 +24,8 @@ from backalley.server.protocol import CLOSE_UNAUTHORIZED
 from live_support import live
 from server_support import play_randomly, run
 
+pytestmark = pytest.mark.server
+
 PASSWORD = "correct horse battery"
 
 

@@ -35,6 +35,8 @@ from backalley.server.table.service import Table
 from live_support import live
 from test_server_faults import Person
 
+pytestmark = pytest.mark.server
+
 
 class GatedPool(BotPool):
     """A pool (threads) whose solver's preparation waits for ``gate``, and which keeps the

@@ -116,95 +116,95 @@ def check_seating(page: Any) -> None:
     assert left_x < x0 - 60 and right_x > x0 + 60, "the opponents sit left and right"
 
 
+# The README's screenshots: a phone of 390 px (test_web_layout.py measures 360 px too).
+@pytest.mark.parametrize(
+    ("name", "viewport"), [("phone", {"width": 390, "height": 844}), ("desktop", DESKTOP)]
+)
 def test_one_person_and_three_bots_play_a_short_game(
-    server: Server, browser: Any, shots: Path
+    server: Server, browser: Any, shots: Path, name: str, viewport: dict[str, int]
 ) -> None:
-    # The README's screenshots: a phone of 390 px (test_web_layout.py measures 360 px too).
-    for name, viewport in (("phone", {"width": 390, "height": 844}), ("desktop", DESKTOP)):
-        watched = Watched(browser, viewport, settings={"speed": "normal"})
-        watched.context.add_init_script(RESTS)
-        page = watched.page
-        page.goto(server.base + "/")
-        page.fill("input[name=name]", "Ana")
-        no_overflow(page)
-        page.screenshot(path=shots / f"home-{name}.png", full_page=True)
-        table = create(page, server.base, bots=True)
-        seen: dict[str, bool] = {}
-        titles: list[str] = []
+    watched = Watched(browser, viewport, settings={"speed": "normal"})
+    watched.context.add_init_script(RESTS)
+    page = watched.page
+    page.goto(server.base + "/")
+    page.fill("input[name=name]", "Ana")
+    no_overflow(page)
+    page.screenshot(path=shots / f"home-{name}.png", full_page=True)
+    table = create(page, server.base, bots=True)
+    seen: dict[str, bool] = {}
+    titles: list[str] = []
 
-        def look(
-            page: Any, name: str = name, seen: dict[str, bool] = seen, titles: list[str] = titles
-        ) -> None:
-            titles.append(page.title())
-            if page.locator(".bids button").count() and not seen.get("bid"):
-                check_seating(page)
-                no_overflow(page)
-                page.screenshot(path=shots / f"bidding-{name}.png", full_page=name == "phone")
-                seen["bid"] = True
-            legal = page.locator(".hand button.card.legal").count()
-            if legal and not seen.get("play") and page.locator(".trick .card").count():
-                dimmed = page.locator(".hand button.card.dim").count()
-                assert legal + dimmed == page.locator(".hand button.card").count()
-                no_overflow(page)
-                page.screenshot(path=shots / f"play-{name}.png", full_page=name == "phone")
-                seen["play"] = True
-            if not seen.get("review") and page.locator("#panel-review li").count():
-                page.click("#tab-review")
-                page.locator("#panel-review").scroll_into_view_if_needed()
-                page.screenshot(path=shots / f"review-{name}.png", full_page=True)
-                page.click("#tab-sheet")
-                page.evaluate("scrollTo(0, 0)")
-                seen["review"] = True
+    def look(page: Any) -> None:
+        titles.append(page.title())
+        if page.locator(".bids button").count() and not seen.get("bid"):
+            check_seating(page)
+            no_overflow(page)
+            page.screenshot(path=shots / f"bidding-{name}.png", full_page=name == "phone")
+            seen["bid"] = True
+        legal = page.locator(".hand button.card.legal").count()
+        if legal and not seen.get("play") and page.locator(".trick .card").count():
+            dimmed = page.locator(".hand button.card.dim").count()
+            assert legal + dimmed == page.locator(".hand button.card").count()
+            no_overflow(page)
+            page.screenshot(path=shots / f"play-{name}.png", full_page=name == "phone")
+            seen["play"] = True
+        if not seen.get("review") and page.locator("#panel-review li").count():
+            page.click("#tab-review")
+            page.locator("#panel-review").scroll_into_view_if_needed()
+            page.screenshot(path=shots / f"review-{name}.png", full_page=True)
+            page.click("#tab-sheet")
+            page.evaluate("scrollTo(0, 0)")
+            seen["review"] = True
 
-        def trick(page: Any, name: str = name, seen: dict[str, bool] = seen) -> None:
-            if not seen.get("trick") and page.evaluate(RESTING):
-                page.screenshot(path=shots / f"trick-{name}.png", full_page=name == "phone")
-                seen["trick"] = True
+    def trick(page: Any) -> None:
+        if not seen.get("trick") and page.evaluate(RESTING):
+            page.screenshot(path=shots / f"trick-{name}.png", full_page=name == "phone")
+            seen["trick"] = True
 
-        while not page.locator(".overlay.end").count():
-            page.wait_for_function(f"{MY_TURN} || {OVER} || {WON}")
-            trick(page)
-            if page.locator(".overlay.end").count():
-                break
-            if page.evaluate(MY_TURN):
-                look(page)
-                act_once(page)
-            page.wait_for_timeout(30)
-        assert seen.get("bid") and seen.get("play")
-        # Our turn showed in the tab's title, and only then.
-        assert any(title.startswith("●") for title in titles)
-        assert not page.title().startswith("●")
-        secret = secret_of(page, table)
-        record = http(server.base, "GET", f"/api/tables/{table}/record", token=secret)[1]
-        verdict = verify(record).output
-        assert verdict["finished"] and verdict["ok"]
-        # Every completed trick rested with its four cards in view and its winner marked.
-        page.wait_for_function(f"window.__rests.length >= {len(completed_tricks(record))}")
-        rests = page.evaluate("window.__rests")
-        assert sorted(r["cards"] for r in rests) == sorted(completed_tricks(record))
-        assert min(r["ms"] for r in rests) >= 800, rests
-        # The sheet: a row a deal (a thrown-in deal too), and the totals verify gives.
-        rows = page.locator(".sheet tbody tr")
-        assert rows.count() == len(record["deals"])
-        totals = page.locator(".sheet tfoot td").all_inner_texts()
-        assert [int(x.replace("−", "-")) for x in totals] == verdict["scores"]
-        assert page.locator(".overlay.end .winner").inner_text()
-        assert page.locator("[data-rematch]").count() == 1
-        page.screenshot(path=shots / f"final-{name}.png", full_page=True)
-        no_overflow(page)
-        # The replay of the finished game, hands open, with its review.
-        page.click("text=Replay the game")
-        page.wait_for_selector(".replay .open-hand .card")
-        game = http(server.base, "GET", f"/api/tables/{table}/replay", token=secret)[1]
-        frames = game["deals"][0]["frames"]
-        page.click("[data-step=next]")
-        after = frames[min(1, len(frames) - 1)]  # a deal thrown in has no card to step over
-        held = sum(len(hand) for hand in after["hands"])
-        page.wait_for_function(f"document.querySelectorAll('.open-hand .card').length == {held}")
-        page.wait_for_selector(".replay .review li")
-        page.screenshot(path=shots / f"replay-{name}.png", full_page=True)
-        no_overflow(page)
-        watched.close()
+    while not page.locator(".overlay.end").count():
+        page.wait_for_function(f"{MY_TURN} || {OVER} || {WON}")
+        trick(page)
+        if page.locator(".overlay.end").count():
+            break
+        if page.evaluate(MY_TURN):
+            look(page)
+            act_once(page)
+        page.wait_for_timeout(30)
+    assert seen.get("bid") and seen.get("play")
+    # Our turn showed in the tab's title, and only then.
+    assert any(title.startswith("●") for title in titles)
+    assert not page.title().startswith("●")
+    secret = secret_of(page, table)
+    record = http(server.base, "GET", f"/api/tables/{table}/record", token=secret)[1]
+    verdict = verify(record).output
+    assert verdict["finished"] and verdict["ok"]
+    # Every completed trick rested with its four cards in view and its winner marked.
+    page.wait_for_function(f"window.__rests.length >= {len(completed_tricks(record))}")
+    rests = page.evaluate("window.__rests")
+    assert sorted(r["cards"] for r in rests) == sorted(completed_tricks(record))
+    assert min(r["ms"] for r in rests) >= 800, rests
+    # The sheet: a row a deal (a thrown-in deal too), and the totals verify gives.
+    rows = page.locator(".sheet tbody tr")
+    assert rows.count() == len(record["deals"])
+    totals = page.locator(".sheet tfoot td").all_inner_texts()
+    assert [int(x.replace("−", "-")) for x in totals] == verdict["scores"]
+    assert page.locator(".overlay.end .winner").inner_text()
+    assert page.locator("[data-rematch]").count() == 1
+    page.screenshot(path=shots / f"final-{name}.png", full_page=True)
+    no_overflow(page)
+    # The replay of the finished game, hands open, with its review.
+    page.click("text=Replay the game")
+    page.wait_for_selector(".replay .open-hand .card")
+    game = http(server.base, "GET", f"/api/tables/{table}/replay", token=secret)[1]
+    frames = game["deals"][0]["frames"]
+    page.click("[data-step=next]")
+    after = frames[min(1, len(frames) - 1)]  # a deal thrown in has no card to step over
+    held = sum(len(hand) for hand in after["hands"])
+    page.wait_for_function(f"document.querySelectorAll('.open-hand .card').length == {held}")
+    page.wait_for_selector(".replay .review li")
+    page.screenshot(path=shots / f"replay-{name}.png", full_page=True)
+    no_overflow(page)
+    watched.close()
 
 
 def test_the_replay_hides_a_deals_points_until_its_last_card_and_plays_itself(
@@ -722,7 +722,9 @@ def test_no_undo_while_a_trick_rests_and_focus_stays_on_its_button(
     """While a finished trick rests (the tap setting: until a tap), Undo is not offered, and
     comes back once the table is caught up; a button under the keyboard's focus keeps it
     when another seat plays and the buttons are drawn again."""
-    table, token = against_bots(server.base, hand_sizes=[4], pace=1.2)
+    # Two deals: the focus needs a trick in which a bot plays after us and a trick before it,
+    # which one deal of four tricks denies about once in sixty games (CI saw it).
+    table, token = against_bots(server.base, hand_sizes=[4, 4], pace=1.2)
     watched = Watched(browser, DESKTOP, settings={"speed": "tap"})
     page = watched.page
     sit(page, server.base, table["id"], 0, token, "Ana")
