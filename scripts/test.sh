@@ -40,7 +40,7 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
 # build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
-.venv/bin/python -m pip install -q torch==2.13.0 -e '.[test,sb3]'
+.venv/bin/python -m pip install -q torch==2.13.0 -e '.[test,sb3,ray]'
 echo "== set up in ${SECONDS} s"
 # numba compiles the solver and the research environment's rules once, into this clone's
 # caches (half a minute): here, beside the lint, rather than in every test process at once.
@@ -63,7 +63,8 @@ echo "== tests, engine as plain Python"
 # the browser tests (the page is the same whichever way the engine is built) and the tests of
 # several server nodes (how they share tables is too), the server over the wire (what it sends
 # and keeps are the engine's views and records, tested in both builds by the engine's own
-# tests), and the research environment's documented examples (they show the docs true).
+# tests), the arena on Ray (its games are the arena's), and the research environment's
+# documented examples (they show the docs true).
 BACKALLEY_PURE=1 .venv/bin/pytest -n 4 -q \
-  -m "not brute_force and not browser and not cluster and not server and not examples"
+  -m "not brute_force and not browser and not cluster and not server and not examples and not ray"
 echo "== everything in ${SECONDS} s"

@@ -246,17 +246,27 @@ def run_match(
     jobs: int = 1,
     on_pair: Callable[[list[GameResult]], None] | None = None,
     repeatable: bool = False,
+    ray: str | None = None,
+    played: Any = None,
 ) -> MatchReport:
-    """Play at least ``games`` games — whole deal sets — across ``jobs``; with
-    ``repeatable`` bots, which keep to no wall-clock budget, the same seed plays the same
-    games on any machine.
+    """Play at least ``games`` games — whole deal sets — across ``jobs``, or on the Ray
+    cluster at ``ray`` (:mod:`backalley.arena_ray`, whose ``Played`` ``played`` collects the
+    nodes); with ``repeatable`` bots, which keep to no wall-clock budget, the same seed plays
+    the same games on any machine.
 
     :raises UnknownBot: for an unknown bot.
+    :raises RayError: when ``ray`` is given and no cluster answers there.
     """
     make_bot(bot_a), make_bot(bot_b)  # fail early on an unknown name
     report = MatchReport(rules, seed, (BotSummary(bot_a), BotSummary(bot_b)))
     pairs = range(deal_sets(rules, games))
-    for pair in _pairs(bot_a, bot_b, rules, seed, pairs, jobs, repeatable):
+    if ray is not None:
+        from backalley.arena_ray import play_pairs_on_ray
+
+        played_pairs = play_pairs_on_ray(ray, bot_a, bot_b, rules, seed, pairs, repeatable, played)
+    else:
+        played_pairs = _pairs(bot_a, bot_b, rules, seed, pairs, jobs, repeatable)
+    for pair in played_pairs:
         report.add(pair)
         if on_pair is not None:
             on_pair(pair)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -12,12 +13,13 @@ from rich.progress import Progress
 
 from backalley.cli.common import UsageError, make_folder, prepare_solver, ruleset_from_args
 from backalley.cli.present import arena_table, plot_match, progress_columns
-from backalley.i18n import _, explain
+from backalley.i18n import _, explain, ngettext
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
     """``backalley arena``: a duplicate match, a progress bar, a table, records, a plot."""
     from backalley.arena import deal_sets, run_match, seatings
+    from backalley.arena_ray import Played, RayError
     from backalley.bots import MissingExtra, UnknownBot, make_bot, needs_solver
 
     rules = ruleset_from_args(args.rules, args.option)
@@ -32,6 +34,10 @@ def cmd_arena(args: argparse.Namespace) -> int:
         make_bot(args.bot_a), make_bot(args.bot_b)
     except (UnknownBot, MissingExtra) as error:
         raise UsageError(explain(error)) from None
+    # Ray's own variable names a cluster as --ray does.
+    ray: str | None = args.ray or os.environ.get("RAY_ADDRESS") or None
+    if ray is not None and args.jobs > 1:
+        raise UsageError(_("--jobs and --ray: the games run in this machine's processes or on Ray"))
     out: Path | None = args.out
     if out is not None:
         make_folder(out)
@@ -46,20 +52,33 @@ def cmd_arena(args: argparse.Namespace) -> int:
         )
     if needs_solver(args.bot_a) or needs_solver(args.bot_b):
         prepare_solver()
+    played = Played()
     with Progress(*progress_columns(), console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(_("Playing"), total=pairs)
-        report = run_match(
-            args.bot_a,
-            args.bot_b,
-            rules,
-            args.games,
-            args.seed,
-            args.jobs,
-            on_pair=lambda _pair: bar.advance(task),
-            repeatable=args.repeatable,
-        )
+        try:
+            report = run_match(
+                args.bot_a,
+                args.bot_b,
+                rules,
+                args.games,
+                args.seed,
+                args.jobs,
+                on_pair=lambda _pair: bar.advance(task),
+                repeatable=args.repeatable,
+                ray=ray,
+                played=played,
+            )
+        except RayError as error:
+            raise UsageError(explain(error)) from None
     console = Console()
     console.print(arena_table(report))
+    if ray is not None:
+        count = len(played.nodes)
+        console.print(
+            ngettext("Played on {count} Ray node", "Played on {count} Ray nodes", count).format(
+                count=count
+            )
+        )
     if out is not None:
         for result in report.results:
             name = f"set-{result.pair + 1:05d}-game-{result.seating + 1}.json"

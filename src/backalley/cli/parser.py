@@ -98,6 +98,14 @@ def build_parser() -> argparse.ArgumentParser:
     arena.add_argument(
         "--jobs", type=_positive, default=1, help=_with_default(_("processes to play in"))
     )
+    arena.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help=_(
+            "play the games on the Ray cluster at ADDRESS (auto: the one ray start began on "
+            "this machine; RAY_ADDRESS does the same); needs backalley[ray] on every node"
+        ),
+    )
     _add_rules_arguments(arena)
     arena.add_argument(
         "--out", type=Path, metavar="DIR", help=_("write every game's record into this folder")

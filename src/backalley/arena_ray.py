@@ -1,0 +1,121 @@
+"""The arena's deal sets played on a Ray cluster instead of this machine's processes.
+
+Each Ray task plays a few deal sets with :func:`backalley.arena.play_pair`, as a process of
+``--jobs`` would; the results come back in deal-set order, so a match on Ray plays the same
+games as one here (with ``repeatable`` bots, the very same). Every node needs this version
+of backalley installed with its ``ray`` extra; a task that runs another version is refused.
+A task whose worker dies is run again by Ray, from the same seed, so no deal set is lost or
+counted twice.
+"""
+
+from __future__ import annotations
+
+import importlib
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+from backalley.arena import GameResult, play_pair
+from backalley.cards import N_, BackAlleyError
+from backalley.rules import Ruleset
+
+_NO_CLUSTER = N_("no Ray cluster answers at {address} ({reason}): start one with ray start --head")
+
+#: Deal sets a task: enough to outweigh a task's cost on Ray, few enough to share them out.
+SETS_A_TASK = 4
+
+
+class RayError(BackAlleyError, ValueError):
+    """Ray is not installed, or no cluster answers at the address given."""
+
+    def __init__(self, template: str, **params: Any) -> None:
+        super().__init__(None, template, **params)
+
+
+class Played:
+    """The nodes that played a match's deal sets, as Ray names them."""
+
+    def __init__(self) -> None:
+        self.nodes: set[str] = set()
+
+
+def play_pairs_on_ray(
+    address: str,
+    bot_a: str,
+    bot_b: str,
+    rules: Ruleset,
+    seed: int,
+    pairs: range,
+    repeatable: bool,
+    played: Played | None = None,
+) -> Iterator[list[GameResult]]:
+    """Every deal set of ``pairs``, in order, played by tasks on the cluster at ``address``
+    (``auto``: the one ``ray start`` began on this machine).
+
+    :raises RayError: without Ray, or without a cluster at ``address``.
+    """
+    from backalley import __version__
+
+    ray = _connect(address)
+    try:
+        task = ray.remote(num_cpus=1, max_retries=3)(_play_sets)
+        spec = (rules.name, rules.options())
+        batches = [pairs[i : i + SETS_A_TASK] for i in range(0, len(pairs), SETS_A_TASK)]
+        refs = [task.remote(bot_a, bot_b, spec, seed, list(batch), repeatable) for batch in batches]
+        for ref in refs:
+            version, node, results = ray.get(ref)
+            if version != __version__:
+                raise RayError(
+                    N_("a Ray node runs backalley {theirs}, this is {ours}: install the same"),
+                    theirs=version,
+                    ours=__version__,
+                )
+            if played is not None:
+                played.nodes.add(node)
+            yield from results
+    finally:
+        ray.shutdown()
+
+
+def _connect(address: str) -> Any:
+    try:
+        ray = importlib.import_module("ray")
+    except ImportError:
+        raise RayError(N_("--ray needs an optional part: pip install 'backalley[ray]'")) from None
+    host, _colon, port = address.rpartition(":")
+    if host and port.isdigit():  # Ray itself would keep trying for minutes
+        try:
+            socket.create_connection((host, int(port)), timeout=5).close()
+        except OSError as error:
+            raise RayError(
+                _NO_CLUSTER,
+                address=address,
+                reason=error.strerror or type(error).__name__,
+            ) from None
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level="error")
+    except (ConnectionError, RuntimeError, ValueError) as error:
+        raise RayError(
+            _NO_CLUSTER,
+            address=address,
+            reason=str(error).splitlines()[0] if str(error) else type(error).__name__,
+        ) from None
+    return ray
+
+
+def _play_sets(
+    bot_a: str,
+    bot_b: str,
+    spec: tuple[str, dict[str, Any]],
+    seed: int,
+    pairs: list[int],
+    repeatable: bool,
+) -> tuple[str, str, list[list[GameResult]]]:
+    """On a Ray worker: this backalley's version, the node's id, and the deal sets' games."""
+    import ray
+
+    from backalley import __version__
+
+    rules = Ruleset.preset(spec[0], **spec[1])
+    node = ray.get_runtime_context().get_node_id()
+    return __version__, node, [play_pair(bot_a, bot_b, rules, seed, p, repeatable) for p in pairs]

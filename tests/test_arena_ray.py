@@ -1,0 +1,82 @@
+"""The arena on a Ray cluster of two nodes started here as docs/env.md starts them: the same
+games as in one process, played on both nodes, and a clear error where no cluster is."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("ray", reason="the ray extra: pip install -e '.[ray]'")
+
+pytestmark = pytest.mark.ray
+
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def ray(*args: str) -> None:
+    subprocess.run(
+        [str(BIN / "ray"), *args], check=True, capture_output=True, timeout=180, env=os.environ
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    """A head node and a second node on this machine, one CPU each: the head's address."""
+    port = free_port()
+    ray("start", "--head", "--port", str(port), "--num-cpus", "1", "--include-dashboard", "false",
+        "--disable-usage-stats")  # fmt: skip
+    try:
+        ray("start", "--address", f"127.0.0.1:{port}", "--num-cpus", "1", "--disable-usage-stats")
+        yield f"127.0.0.1:{port}"
+    finally:
+        ray("stop", "--force")
+
+
+def arena(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    return subprocess.run(
+        [str(BIN / "backalley"), "arena", "heuristic", "easy", "--option", "hand_sizes=3,2,1",
+         "--games", "32", "--seed", "5", "--repeatable", *args],
+        capture_output=True, text=True, timeout=300, env=env, cwd=tmp,
+    )  # fmt: skip
+
+
+def test_the_arena_on_two_ray_nodes_plays_the_games_of_one_process(
+    cluster: str, tmp_path: Path
+) -> None:
+    on_ray = arena(tmp_path, "--ray", cluster, "--out", "ray")
+    assert on_ray.returncode == 0, on_ray.stderr
+    assert "Played on 2 Ray nodes" in on_ray.stdout
+    here = arena(tmp_path, "--out", "here")
+    assert here.returncode == 0, here.stderr
+    records = sorted(p.name for p in (tmp_path / "here").iterdir())
+    assert len(records) == 32
+    assert records == sorted(p.name for p in (tmp_path / "ray").iterdir())
+    for name in records:
+        assert (tmp_path / "ray" / name).read_text() == (tmp_path / "here" / name).read_text()
+    # The table's figures are the same too (the lines after the title, before Ray's line).
+    assert on_ray.stdout.splitlines()[:9] == here.stdout.splitlines()[:9]
+
+
+def test_no_cluster_at_the_address_is_said_at_once_and_plays_nothing(tmp_path: Path) -> None:
+    result = arena(tmp_path, "--ray", f"127.0.0.1:{free_port()}", "--out", "none")
+    assert result.returncode == 2
+    assert "no Ray cluster answers at 127.0.0.1:" in result.stderr
+    assert not (tmp_path / "none").exists() or not any((tmp_path / "none").iterdir())
+
+
+def test_jobs_and_ray_together_are_refused(tmp_path: Path) -> None:
+    result = arena(tmp_path, "--ray", "auto", "--jobs", "2")
+    assert result.returncode == 2 and "--jobs and --ray" in result.stderr
