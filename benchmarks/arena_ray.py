@@ -2,10 +2,11 @@
 process on one CPU: the same match (repeatable bots, one seed) played both ways.
 
     python benchmarks/arena_ray.py [--bots expert,hard] [--games 40]
-        [--hand-sizes 7,6,5,4,3,2,1,2,3,4,5,6,7]
+        [--hand-sizes 7,6,5,4,3,2,1,2,3,4,5,6,7] [--address HOST:PORT]
 
 Starts the two nodes with ``ray start`` as docs/env.md does (``pip install -e '.[ray]'``),
-and stops them afterwards. On a 2-core machine the speed-up is at most two.
+and stops them afterwards; or, with ``--address``, uses the cluster already there and leaves
+it running. On a 2-core machine the speed-up is at most two.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--hand-sizes", default="7,6,5,4,3,2,1,2,3,4,5,6,7")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--address", help="a running cluster's head (default: start two nodes)")
     args = parser.parse_args()
     bot_a, bot_b = args.bots.split(",")
     rules = Ruleset.preset("standard", hand_sizes=[int(x) for x in args.hand_sizes.split(",")])
-    address = start_two_nodes()
+    address = args.address or start_two_nodes()
     try:
         timings = {}
         for way, ray in (("one process, one CPU", None), ("Ray, two nodes of one CPU", address)):
@@ -61,7 +63,8 @@ def main() -> None:
             print(f"| {way} | {seconds:.1f} | {report.games / seconds:.2f} |")
         print(f"\nspeed-up: {one / two:.2f}×")
     finally:
-        subprocess.run([RAY, "stop", "--force"], capture_output=True)
+        if not args.address:
+            subprocess.run([RAY, "stop", "--force"], capture_output=True)
 
 
 if __name__ == "__main__":

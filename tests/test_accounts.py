@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import statistics
 import subprocess
 import sys
 import time
@@ -173,7 +172,9 @@ def test_sign_in_gives_the_same_answer_and_time_for_a_wrong_password_and_an_unkn
             answers.add((status, answer["code"], answer["message"]))
             assert someone.cookie is None
     assert len(answers) == 1 and next(iter(answers))[:2] == (401, "bad_sign_in")
-    ratio = statistics.median(wrong) / statistics.median(unknown)
+    # The quickest of each: the work itself, whatever else the machine was doing meanwhile (an
+    # unknown name that skipped the hash would take a few ms against the hash's tens).
+    ratio = min(wrong) / min(unknown)
     assert 0.67 < ratio < 1.5, (wrong, unknown)
 
 

@@ -31,17 +31,61 @@ def ray(*args: str) -> None:
     )
 
 
+HEAD = ("start", "--head", "--port", "{port}", "--num-cpus", "1")
+NODE = ("start", "--address", "{head}", "--num-cpus", "1")
+QUIET = ("--include-dashboard", "false", "--disable-usage-stats")
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
     """A head node and a second node on this machine, one CPU each: the head's address."""
     port = free_port()
-    ray("start", "--head", "--port", str(port), "--num-cpus", "1", "--include-dashboard", "false",
-        "--disable-usage-stats")  # fmt: skip
+    head = f"127.0.0.1:{port}"
+    ray(*(w.format(port=port) for w in HEAD), *QUIET)
     try:
-        ray("start", "--address", f"127.0.0.1:{port}", "--num-cpus", "1", "--disable-usage-stats")
-        yield f"127.0.0.1:{port}"
+        ray(*(w.format(head=head) for w in NODE), QUIET[-1])
+        yield head
     finally:
         ray("stop", "--force")
+
+
+def ray_section_commands() -> list[str]:
+    """The shell commands of docs/env.md's section on Ray, comments and installs left out."""
+    import re
+
+    text = (Path(__file__).parent.parent / "docs" / "env.md").read_text(encoding="utf-8")
+    section = text.split("## Beyond one machine", 1)[1].split("\n## ", 1)[0]
+    lines = [c.split("#")[0].strip() for b in re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+             for c in b.splitlines()]  # fmt: skip
+    return [c for c in lines if c and not c.startswith("pip install")]
+
+
+def test_the_env_page_ray_commands_run_on_the_two_nodes(cluster: str, tmp_path: Path) -> None:
+    """Each command of the page's section on Ray: the nodes started as the fixture starts them,
+    the match and the benchmark run against them with smoke settings (seconds, not minutes)."""
+    commands = ray_section_commands()
+    assert commands[:2] == [
+        "ray " + " ".join(HEAD).format(port=6379),
+        "ray " + " ".join(NODE).format(head="HEAD:6379"),
+    ]
+    assert commands[-2] == "ray stop"  # the fixture's teardown (--force: a test must not hang)
+    match, benchmark = commands[2], commands[-1]
+    assert match.startswith("backalley arena ") and match.endswith(" --ray HEAD:6379")
+    words = match.replace("--games 400", "--games 32").replace("HEAD:6379", cluster).split()
+    done = subprocess.run([str(BIN / "backalley"), *words[1:], "--out", "match"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (
+        "Played on 2 Ray nodes" in done.stdout and len(list((tmp_path / "match").iterdir())) == 32
+    )
+    assert benchmark.startswith("python benchmarks/arena_ray.py ")
+    words = benchmark.replace("--games 40", "--games 4").split()[1:]
+    words[words.index("--hand-sizes") + 1] = "3,2,1"
+    root = Path(__file__).parent.parent
+    done = subprocess.run([sys.executable, *words, "--address", cluster],
+                          capture_output=True, text=True, timeout=300, cwd=root)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "| Ray, two nodes of one CPU |" in done.stdout and "speed-up:" in done.stdout
 
 
 def arena(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,11 +1,11 @@
 """Accounts in the browser: sign up, play a short game against bots, sign in from a second
 browser context and find the game there, on the profile and, after enough games, on the
-leaderboard; a wrong password and an unknown name get the same message in about the same
-time. ``BACKALLEY_SCREENSHOTS=1`` saves the account, profile and leaderboard screenshots."""
+leaderboard; a wrong password and an unknown name get the same message (that they take the
+same time is measured over HTTP, in tests/test_accounts.py: a browser's own time swamps it).
+``BACKALLEY_SCREENSHOTS=1`` saves the account, profile and leaderboard screenshots."""
 
 from __future__ import annotations
 
-import statistics
 import time
 from pathlib import Path
 from typing import Any
@@ -122,16 +122,11 @@ def test_a_wrong_password_and_an_unknown_name_look_the_same(server: Server, brow
     page.get_by_role("button", name="Sign out", exact=True).click()
     page.wait_for_url(server.base + "/")
     said: dict[str, set[str]] = {"wrong": set(), "unknown": set()}
-    took: dict[str, list[float]] = {"wrong": [], "unknown": []}
     for attempt in range(4):
         for kind, name in (("wrong", "Selma"), ("unknown", f"Nobody {attempt}")):
-            start = time.perf_counter()
             said[kind].add(sign_in(page, server.base, name, "not the password"))
-            took[kind].append(time.perf_counter() - start)
     assert said["wrong"] == said["unknown"] and len(said["wrong"]) == 1
     assert said["wrong"] != {""}
-    ratio = statistics.median(took["wrong"]) / statistics.median(took["unknown"])
-    assert 0.67 < ratio < 1.5, took
     # the browser logs each refused sign-in's answer, which is the point here; nothing else
     refused = "the server responded with a status of 401"
     assert len([e for e in watched.errors if refused in e]) == 8
