@@ -340,7 +340,9 @@ class WrongBot(BotPool):
     def __init__(self) -> None:
         super().__init__(executor=ThreadPoolExecutor(1))
 
-    async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
+    async def decide(
+        self, record: dict[str, Any], seat: int, level: str, key: str = "", seed: str | None = None
+    ) -> str:
         return "AS"
 
 

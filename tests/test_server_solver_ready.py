@@ -54,9 +54,11 @@ class GatedPool(BotPool):
             await asyncio.to_thread(self.gate.wait, 30)
         return await super()._run(work, *args, **options)
 
-    async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
+    async def decide(
+        self, record: dict[str, Any], seat: int, level: str, key: str = "", seed: str | None = None
+    ) -> str:
         self.levels.append(level)
-        return await super().decide(record, seat, level, key)
+        return await super().decide(record, seat, level, key, seed)
 
 
 async def until(condition: Any, seconds: float = 10.0) -> None:
@@ -133,7 +135,7 @@ def test_once_the_solver_is_ready_the_strong_bots_play_at_their_own_level(
     assert all('"below_level"' not in text for text in table.log)
 
 
-def _any_legal(record: dict[str, Any], seat: int, level: str) -> str:
+def _any_legal(record: dict[str, Any], seat: int, level: str, seed: str | None = None) -> str:
     from backalley.record import read_record, replay
     from backalley.rules import action_name
 

@@ -40,6 +40,8 @@ from backalley.server.account_routes import (
 from backalley.server.accounts import Accounts
 from backalley.server.assets import WEB, Assets
 from backalley.server.bots import BotPool
+from backalley.server.daily_routes import ROUTES as DAILY_ROUTES
+from backalley.server.daily_routes import may_read_daily
 from backalley.server.limits import (
     GUESSES_PER_MINUTE,
     REVIEWS_PER_MINUTE,
@@ -94,6 +96,8 @@ async def _readable(request: Request) -> Table:
         raise
     account = account_of(request)
     if table.may_read(token, account) or (account is not None and await table.played_by(account)):
+        return table
+    if await may_read_daily(request, table):  # a finished daily try, by one who finished too
         return table
     if token:
         raise TableError("forbidden", N_("this token does not open this table"))
@@ -252,6 +256,8 @@ PAGES = (
     "/account",
     "/players/{account}",
     "/leaderboard",
+    "/daily",
+    "/daily/{day}/{set}",
 )
 _MESSAGE = re.compile(r"""\bt\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
 
@@ -405,6 +411,7 @@ def create_app(
     routes = [
         *(Route(path, assets.index) for path in PAGES),
         *ROUTES,
+        *DAILY_ROUTES,
         Route("/static/{release}/{name}", assets.released),
         Route("/static/{name}", assets.plain),
         Route("/api", about),

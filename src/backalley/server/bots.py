@@ -48,16 +48,21 @@ MOVE, REVIEW = 0, 1  #: the kinds of work, in the order they are served
 _bots: dict[str, Any] = {}
 
 
-def _decide(record: dict[str, Any], seat: int, level: str) -> str:
-    """The action (its name) the ``level`` bot in ``seat`` chooses in the record's position."""
+def _decide(record: dict[str, Any], seat: int, level: str, seed: str | None = None) -> str:
+    """The action (its name) the ``level`` bot in ``seat`` chooses in the record's position;
+    with a daily table's ``seed``, a repeatable bot's, its generator seeded by the position
+    (:func:`backalley.server.daily.bot_seed`)."""
     from backalley.bots import make_bot
     from backalley.rules import action_name
+    from backalley.server.daily import bot_seed
 
     game = replay(read_record(record))
-    bot = _bots.get(level)
+    kept = f"{level}/repeatable" if seed is not None else level
+    bot = _bots.get(kept)
     if bot is None:
-        bot = _bots[level] = make_bot(level)
-    action = bot.act(game.view(seat), random.Random(secrets.randbits(64)))
+        bot = _bots[kept] = make_bot(level, repeatable=seed is not None)
+    rng = random.Random(secrets.randbits(64) if seed is None else bot_seed(seed, game, seat))
+    action = bot.act(game.view(seat), rng)
     return action_name(action)
 
 
@@ -377,11 +382,16 @@ class BotPool:
 
         return plays_as(level, self.solver_ready.is_set())
 
-    async def decide(self, record: dict[str, Any], seat: int, level: str, key: str = "") -> str:
+    async def decide(
+        self, record: dict[str, Any], seat: int, level: str, key: str = "", seed: str | None = None
+    ) -> str:
         """The bot's action, computed in a worker, for table ``key`` (a solver's bot waits
-        for the solver: :meth:`plays_as` says whether to ask for it now)."""
+        for the solver: :meth:`plays_as` says whether to ask for it now); ``seed``: a daily
+        table's, for a repeatable bot."""
         lane = self.lane_of(level)
-        result: str = await self._run(_decide, record, seat, level, key=key, kind=MOVE, lane=lane)
+        result: str = await self._run(
+            _decide, record, seat, level, seed, key=key, kind=MOVE, lane=lane
+        )
         return result
 
     async def answer(self, message: dict[str, Any], level: str, key: str = "") -> dict[str, Any]:

@@ -24,6 +24,7 @@ log = logging.getLogger("backalley.server")
 _STATUS = {
     "bad_field": 400, "bad_rules": 400, "bad_name": 400, "bad_json": 400, "too_large": 413,
     "no_seat": 404, "no_table": 404, "forbidden": 403, "seat_taken": 409, "not_started": 409,
+    "no_daily": 404, "daily_started": 409,
     "no_deal": 404, "deal_running": 409, "no_language": 404, "not_finished": 409,
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
     "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,

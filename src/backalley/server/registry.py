@@ -12,15 +12,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from backalley.cards import N_
 from backalley.server.bots import BotPool
+from backalley.server.daily import day_seed, dealer, load_secret
 from backalley.server.settings import Settings, TableError
 from backalley.server.standings import Standings
 from backalley.server.statuses import TableStatus
-from backalley.server.store import Store
+from backalley.server.store import Store, Write
 from backalley.server.table import Table, making
 
 if TYPE_CHECKING:
@@ -45,6 +46,8 @@ class Tables:
         self._making = 0
         self._taking: dict[str, int] = {}
         self._held_at: dict[str, float] = {}  #: when each table came to be held here
+        #: the daily deals' secret (:func:`backalley.server.daily.load_secret`), read at start
+        self.daily_secret: bytes | None = None
 
     def _ended(self) -> None:
         """A game's end is stored: the ratings take it in (off the event loop)."""
@@ -60,6 +63,7 @@ class Tables:
         ratings then take in what they have not yet: a game that ended just before a crash,
         and all of them again when this release's anchors are new to the database."""
         self._ended()
+        self.daily_secret = await asyncio.to_thread(load_secret, self.store.engine)
         if self.cluster is not None:
             return await self.cluster.start()
         for table_id in await asyncio.to_thread(self.store.unfinished):
@@ -75,10 +79,13 @@ class Tables:
                     table.stop()
         return len(self.tables)
 
-    async def create(self, settings: Settings) -> tuple[Table, dict[str, Any]]:
+    async def create(
+        self, settings: Settings, extra: Callable[[str], Write] | None = None
+    ) -> tuple[Table, dict[str, Any]]:
+        """A new table (``extra(its id)``: more rows of its making, as a daily try's)."""
         self.sweep()
         with self.taking():
-            table, secrets_ = await making.create(settings, self.store, self.pool)
+            table, secrets_ = await making.create(settings, self.store, self.pool, extra)
             self._hold(table)
         return table, secrets_
 
@@ -103,11 +110,21 @@ class Tables:
                 if not self._taking[table_id]:
                     del self._taking[table_id]
 
+    def daily_seed(self, daily: str) -> str:
+        """The seed of the daily deals ``DAY/SET``, from the secret every node shares."""
+        if self.daily_secret is None:
+            self.daily_secret = load_secret(self.store.engine)
+        return day_seed(self.daily_secret, daily)
+
     def loading(self) -> bool:
         """Whether a table is being rebuilt here now."""
         return bool(self._loading)
 
     def _hold(self, table: Table) -> Table:
+        daily = table.state.settings.daily
+        if daily is not None:  # its cards and its bots' choices come from the day's seed
+            table.daily_seed = seed = self.daily_seed(daily)
+            table.dealer = dealer(seed)
         table.spawn = self._rematch
         table.on_end = self._ended
         table.on_lost = lambda: self.lose(table.id, table)

@@ -29,6 +29,9 @@ class Settings:
     grace: float = 60.0  #: seconds a player may be away before a bot stands in
     public: bool = False  #: listed in the lobby, where anyone may take a free seat or watch
     rematch_wait: float = 60.0  #: seconds the players have to accept a rematch
+    #: ``DAY/SET`` at a table of the daily deals (:mod:`~backalley.server.daily`), which the
+    #: server makes: never a client's setting
+    daily: str | None = None
 
     def ruleset(self) -> Ruleset:
         return Ruleset.preset(self.rules, **self.options)
@@ -39,7 +42,7 @@ class Settings:
 
         :raises TableError: naming the field that is wrong.
         """
-        known = {f for f in cls.__dataclass_fields__}
+        known = {f for f in cls.__dataclass_fields__} - {"daily"}
         unknown = set(data) - known - {"hand_sizes"}
         if unknown:
             raise TableError(

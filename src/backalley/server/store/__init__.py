@@ -5,6 +5,7 @@ back (:mod:`~.store`)."""
 from backalley.server.store.schema import (
     EVENT_SCHEMA,
     accounts,
+    daily_entries,
     default_url,
     devices,
     events,
@@ -39,6 +40,7 @@ __all__ = [
     "StoredTable",
     "Write",
     "accounts",
+    "daily_entries",
     "default_url",
     "devices",
     "events",

@@ -162,6 +162,24 @@ facts = Table(
     Column("value", Text, nullable=False),
 )
 
+#: The tries at the daily deals (server/daily.py): one row a table, made with it; its deals'
+#: results once its game is over. ``ranked_key`` (``DAY/SET/ACCOUNT``) is set on an account's
+#: one ranked try of a day's set, and unique.
+daily_entries = Table(
+    "daily_entries",
+    metadata,
+    Column("table_id", String(16), primary_key=True),
+    Column("day", String(10), nullable=False),
+    Column("set_name", String(16), nullable=False),
+    Column("account_id", String(16)),  # null: a guest's
+    Column("name", String(40), nullable=False),
+    Column("ranked_key", String(64), unique=True),
+    Column("started", Float, nullable=False),
+    Column("finished", Float),
+    Column("deals", Text),  # JSON, once finished: [[key, points], …] for the person's side
+    Index("daily_entries_day", "day", "set_name", "finished"),
+)
+
 #: The version of the events' stored form: a server refuses a log written by a newer one.
 EVENT_SCHEMA = 1
 
@@ -245,6 +263,7 @@ def _fill_public(engine: Engine) -> None:
 __all__ = [
     "EVENT_SCHEMA",
     "accounts",
+    "daily_entries",
     "default_url",
     "devices",
     "events",

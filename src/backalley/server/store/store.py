@@ -35,6 +35,8 @@ from backalley.server.store.schema import (
 )
 from backalley.server.store.writes import (
     Claimed,
+    DailyEntry,
+    DailyResult,
     EventRow,
     NewSeat,
     NewTable,
@@ -184,6 +186,21 @@ class Store:
         """A table's new status: ``playing``, ``ended``, or ``finished`` with the game's
         ``summary``."""
         return [Status(table_id, status, summary)]
+
+    @staticmethod
+    def daily_entry(
+        table_id: str, daily: str, account_id: str | None, name: str, ranked: bool
+    ) -> Write:
+        """A try at the daily deals ``DAY/SET`` at table ``table_id``: an account's first of
+        the day's set is its ranked one (unique: a second fails its transaction)."""
+        day, set_name = daily.split("/", 1)
+        key = f"{daily}/{account_id}" if ranked and account_id is not None else None
+        return [DailyEntry(table_id, day, set_name, account_id, name, key)]
+
+    @staticmethod
+    def daily_result(table_id: str, deals: list[tuple[str, int]]) -> Write:
+        """A daily table's game over: its deals' keys and the person's side's points."""
+        return [DailyResult(table_id, deals)]
 
     async def write(self, rows: Write) -> None:
         """Commit ``rows`` in one transaction (maybe shared with other tables' writes).

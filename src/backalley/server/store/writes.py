@@ -15,7 +15,14 @@ from sqlalchemy.engine import Connection
 
 from backalley.server.leases import lease_new
 from backalley.server.statuses import TableStatus
-from backalley.server.store.schema import EVENT_SCHEMA, events, game_players, seats, tables
+from backalley.server.store.schema import (
+    EVENT_SCHEMA,
+    daily_entries,
+    events,
+    game_players,
+    seats,
+    tables,
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +183,51 @@ class Stats:
         )
 
 
-Row = NewTable | NewSeat | EventRow | SeatColumns | PlayerRow | Status | Claimed | Stats
+@dataclass(frozen=True)
+class DailyEntry:
+    """A try at a day's set of the daily deals, made with its table (not fenced, as
+    :class:`NewTable`). ``ranked_key`` is unique: a second ranked try of an account fails
+    the transaction, and its table is not made."""
+
+    FENCED: ClassVar[bool] = False
+    table_id: str
+    day: str
+    set_name: str
+    account_id: str | None
+    name: str
+    ranked_key: str | None
+    started: float = field(default_factory=time.time)
+
+    def run(self, connection: Connection, node: str | None) -> None:
+        connection.execute(
+            insert(daily_entries).values(
+                table_id=self.table_id, day=self.day, set_name=self.set_name,
+                account_id=self.account_id, name=self.name, ranked_key=self.ranked_key,
+                started=self.started,
+            )
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DailyResult:
+    """A daily table's game over: its deals' results, in the transaction of its end."""
+
+    FENCED: ClassVar[bool] = True
+    table_id: str
+    deals: list[tuple[str, int]]
+
+    def run(self, connection: Connection, node: str | None) -> None:
+        connection.execute(
+            update(daily_entries)
+            .where(daily_entries.c.table_id == self.table_id)
+            .values(finished=time.time(), deals=json.dumps(self.deals))
+        )
+
+
+Row = (
+    NewTable | NewSeat | EventRow | SeatColumns | PlayerRow | Status | Claimed | Stats
+    | DailyEntry | DailyResult
+)  # fmt: skip
 Write = list[Row]  #: rows committed in one transaction
 
 
@@ -192,6 +243,8 @@ def made_tables(writes: list[Write]) -> set[str]:
 
 __all__ = [
     "Claimed",
+    "DailyEntry",
+    "DailyResult",
     "EventRow",
     "NewSeat",
     "NewTable",

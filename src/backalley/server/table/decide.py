@@ -13,6 +13,7 @@ checked here is what the table's state decides.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from backalley.bots import bot_name
@@ -43,10 +44,12 @@ from backalley.server.table.state import Actor, Rematch, RematchStatus, TableSta
 
 @dataclass(frozen=True)
 class Context:
-    """What a decision may draw on besides the state: chance, and the time."""
+    """What a decision may draw on besides the state: chance, and the time; at a table of
+    the daily deals, the dealer of its day's cards (:func:`backalley.server.daily.dealer`)."""
 
     rng: random.Random
     now: float
+    dealer: Callable[[Game], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -290,7 +293,10 @@ def _deals(trial: Game, context: Context) -> list[Payload]:
     dealt brings the next)."""
     made: list[Payload] = []
     while trial.phase == Phase.DEAL:
-        trial.deal_from(context.rng)
+        if context.dealer is not None:
+            context.dealer(trial)
+        else:
+            trial.deal_from(context.rng)
         number = len(trial.deals) - 1
         shown = dealt(trial.deals[number])
         made.append(Dealt(number, shown["dealer"], tuple(shown["hands"]), tuple(shown["stock"])))
@@ -298,6 +304,10 @@ def _deals(trial: Game, context: Context) -> list[Payload]:
 
 
 def _undo(state: TableState, command: Undo) -> list[Payload]:
+    if state.settings.daily is not None:
+        raise ProtocolError(
+            "no_undo", N_("nothing is taken back at the daily deals: everyone plays them once")
+        )
     count = state.undoable(command.seat)
     if not count:
         raise ProtocolError(
@@ -327,6 +337,10 @@ def _play_out(state: TableState, command: PlayOut, context: Context) -> list[Pay
 def _answer(state: TableState, command: AnswerRematch, context: Context) -> list[Payload]:
     if state.status != TableStatus.FINISHED:
         raise ProtocolError("not_finished", N_("a rematch is offered once the game is over"))
+    if state.settings.daily is not None:
+        raise ProtocolError(
+            "no_rematch", N_("the daily deals are played once: their results page is next")
+        )
     offer = state.rematch
     seat = command.seat
     if (

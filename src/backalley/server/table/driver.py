@@ -68,13 +68,13 @@ class Driver:
                 await table.changed.wait()
                 continue
             level, by, delay = actor
-            plays = table.pool.plays_as(level)  # below it while the solver is being prepared
+            plays = self.plays_as(level)
             moves = state.moves
             due = table.turn_started + delay
             thinking = None
             if by != Actor.TIMER:
                 thinking = asyncio.ensure_future(
-                    table.pool.decide(write_record(game), seat, plays, table.id)
+                    table.pool.decide(write_record(game), seat, plays, table.id, table.daily_seed)
                 )
             try:
                 while time.monotonic() < due and self._same(moves, seat, actor):
@@ -86,9 +86,11 @@ class Driver:
                 if not self._same(moves, seat, actor):
                     continue
                 if thinking is None:
-                    plays = table.pool.plays_as(level)
+                    plays = self.plays_as(level)
                     thinking = asyncio.ensure_future(
-                        table.pool.decide(write_record(game), seat, plays, table.id)
+                        table.pool.decide(
+                            write_record(game), seat, plays, table.id, table.daily_seed
+                        )
                     )
                 action = await thinking
                 thinking = None
@@ -105,6 +107,13 @@ class Driver:
             if not await self._move(seat, action, by, moves, actor, plays != level):
                 with contextlib.suppress(TimeoutError):  # again at the next change or second
                     await asyncio.wait_for(table.changed.wait(), 1)
+
+    def plays_as(self, level: str) -> str:
+        """The level a bot plays at now: below its own while the solver is being prepared,
+        except at the daily deals, where it waits for it (everyone meets the same bots)."""
+        if self.table.state.settings.daily is not None:
+            return level
+        return self.table.pool.plays_as(level)
 
     def _same(self, moves: int, seat: int, actor: tuple[str, Actor, float]) -> bool:
         return self.table.state.moves == moves and self.actor(seat) == actor

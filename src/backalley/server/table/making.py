@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Any
 
@@ -19,13 +20,16 @@ from backalley.server.table.service import Table
 from backalley.server.table.state import Secrets, TableState
 
 
-async def create(settings: Settings, store: Store, pool: BotPool) -> tuple[Table, dict[str, Any]]:
-    """A new table, stored; with its secrets (shown once): host, watch and invites."""
+async def create(
+    settings: Settings, store: Store, pool: BotPool, extra: Callable[[str], Write] | None = None
+) -> tuple[Table, dict[str, Any]]:
+    """A new table, stored (with ``extra(its id)``'s rows, in the same transaction); with its
+    secrets (shown once): host, watch and invites."""
     host, watch = secret(), secret()
     invites = [secret() for _ in range(settings.ruleset().num_players)]
     hashes = Secrets(digest(host), digest(watch), tuple(digest(i) for i in invites))
     table = Table(TableState.new(secrets.token_urlsafe(6), settings, hashes), store, pool)
-    await store.write(new_rows(table.state))
+    await store.write(new_rows(table.state) + (extra(table.id) if extra else []))
     table.driver.start()
     return table, {"host": host, "watch": watch, "invites": invites}
 

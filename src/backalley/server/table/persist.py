@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from backalley.server import daily
 from backalley.server.players import seat_stats
 from backalley.server.store import Store, Write
 from backalley.server.table.events import Event, Left, SeatTaken, Started
@@ -50,6 +51,8 @@ def finished_rows(state: TableState) -> Write:
     rows: Write = []
     for seat in range(len(state.seats)):
         rows += Store.player(player_row(state, seat))
+    if state.settings.daily is not None and not state.departures:  # a try left: no result
+        rows += Store.daily_result(state.id, daily.results(state.game))
     return rows + Store.status(state.id, TableStatus.FINISHED, summary)
 
 

@@ -92,6 +92,11 @@ class Table:
         self.renamed: dict[str, str] = {}  #: deleted accounts' seats: the name shown instead
         self.turn_started = time.monotonic()  #: when the game last changed (the timer's start)
         self.rng: Any = secrets.SystemRandom()  #: what deals (the OS's secure generator)
+        #: what deals instead at a table of the daily deals (set by the registry, which
+        #: holds the day's secret): :func:`backalley.server.daily.dealer`
+        self.dealer: Callable[[Any], None] | None = None
+        #: a daily table's seed, which its bots' choices come from (set with ``dealer``)
+        self.daily_seed: str | None = None
         self._tasks: set[asyncio.Future[Any]] = set()  #: work scheduled for later, held
         self.claiming = False  #: a claim is with the solver
         self.recovering = False  #: a write failed: catching up with the store, no changes
@@ -168,7 +173,7 @@ class Table:
     # ------------------------------------------------------------------ carrying out
 
     def context(self) -> Context:
-        return Context(self.rng, time.time())
+        return Context(self.rng, time.time(), self.dealer)
 
     async def execute(self, command: Command) -> list[Event]:
         """Carry out ``command`` (under the lock): decided, stored, applied, published; the

@@ -1,0 +1,278 @@
+"""The daily deals' routes: a try started (or taken up again), today's sets, and a day's
+results — the ranking for all; each deal's field, review and the others' play only for whoever
+finished that day's set (docs/protocol.md, daily deals)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from backalley.cards import N_
+from backalley.server import daily
+from backalley.server.account_routes import account_of, session_of
+from backalley.server.limits import address_of, may_guess
+from backalley.server.requests import bearer, body
+from backalley.server.settings import Settings, TableError, check_name
+from backalley.server.statuses import TableStatus
+from backalley.server.store import Store, StoreError, daily_entries
+from backalley.server.table import Table
+
+OTHERS_SHOWN = 50  #: the others' tables a deal lists, nearest in points first
+
+
+def _set_of(request: Request) -> daily.DailySet:
+    found = daily.SETS.get(request.path_params["set"])
+    if found is None:
+        raise TableError(
+            "no_daily", N_("no daily deals called {name}; there are {names}"),
+            name=str(request.path_params["set"])[:20], names=", ".join(daily.SETS),
+        )  # fmt: skip
+    return found
+
+
+def _tries(connection: Connection, day: str, set_name: str, account: str) -> list[Any]:
+    return list(
+        connection.execute(
+            select(daily_entries).where(
+                daily_entries.c.day == day,
+                daily_entries.c.set_name == set_name,
+                daily_entries.c.account_id == account,
+            )
+        )
+    )
+
+
+async def start(request: Request) -> Response:
+    """A try at today's deals of a set: a new table of one's own with three bots, seat 0
+    taken; a signed-in player's first of the day is ranked, and an unfinished ranked try is
+    taken up again rather than a new one begun."""
+    chosen = _set_of(request)
+    data = await body(request)
+    session = session_of(request)
+    account = None if session is None else session.account.id
+    name = check_name(data.get("name") if session is None else session.account.name)
+    day = today_of(request)
+    store: Store = request.app.state.tables.store
+    ranked = False
+    if account is not None:
+        tries = await store.transaction(lambda c: _tries(c, day, chosen.name, account))
+        ranked_try = next((t for t in tries if t.ranked_key is not None), None)
+        if ranked_try is not None and ranked_try.finished is None:
+            resumed = {"id": ranked_try.table_id, "seat": daily.SEAT, "ranked": True,
+                       "resumed": True, "daily": f"{day}/{chosen.name}"}  # fmt: skip
+            return JSONResponse(resumed)
+        ranked = ranked_try is None
+    quota = request.app.state.quota
+    quota.refuse(
+        address_of(request), "too_many",
+        N_("too many new tables from this address ({limit} a minute at most): "
+           "try again in {seconds} s"),
+        limit=quota.burst,
+    )  # fmt: skip
+    settings = replace(Settings(**chosen.settings(day)), pace=_pace(data))
+    label = f"{day}/{chosen.name}"
+    try:
+        table, secrets_ = await request.app.state.tables.create(
+            settings, lambda table_id: Store.daily_entry(table_id, label, account, name, ranked)
+        )
+    except StoreError as error:
+        if ranked and "unique" in str(error.__cause__).lower():
+            raise TableError(
+                "daily_started", N_("your try at today's deals has just begun elsewhere")
+            ) from None
+        raise
+    for seat in range(len(table.state.seats)):
+        if seat != daily.SEAT:
+            await table.give_to_bot(seat, chosen.level, secrets_["host"])
+    token = await table.take(daily.SEAT, secrets_["invites"][daily.SEAT], name, account)
+    answer = {
+        "id": table.id, "seat": daily.SEAT, "token": token, "ranked": ranked, "resumed": False,
+        "daily": label, "table": await table.stored_description(),
+    }  # fmt: skip
+    return JSONResponse(answer, status_code=201)
+
+
+def _pace(data: dict[str, Any]) -> float:
+    """The bots' pace the player asked for (it changes nothing but the wait)."""
+    pace = data.get("pace", daily.PACE)
+    if isinstance(pace, bool) or not isinstance(pace, int | float) or not 0 <= pace <= 5:
+        raise TableError("bad_field", N_("{field} must be a number from {low} to {high}"),
+                         field="pace", low=0, high=5)  # fmt: skip
+    return float(pace)
+
+
+def today_of(request: Request) -> str:
+    """Today (UTC), or the day the app was told to take for today (tests)."""
+    fixed: str | None = getattr(request.app.state, "daily_today", None)
+    return fixed or daily.today()
+
+
+async def sets(request: Request) -> Response:
+    """Today's sets, how many have finished each, and the viewer's tries at them."""
+    day = today_of(request)
+    account = account_of(request)
+
+    def read(connection: Connection) -> dict[str, Any]:
+        found = []
+        for chosen in daily.SETS.values():
+            rows = list(
+                connection.execute(
+                    select(daily_entries.c.account_id, daily_entries.c.table_id,
+                           daily_entries.c.finished, daily_entries.c.ranked_key)
+                    .where(daily_entries.c.day == day, daily_entries.c.set_name == chosen.name)
+                )
+            )  # fmt: skip
+            mine = [r for r in rows if account is not None and r.account_id == account]
+            found.append({
+                "name": chosen.name, "rules": chosen.rules, "hand_sizes": list(chosen.hand_sizes),
+                "level": chosen.level,
+                "finished": sum(1 for r in rows if r.finished is not None and r.ranked_key),
+                "tries": [{"table": r.table_id, "finished": r.finished is not None,
+                           "ranked": r.ranked_key is not None} for r in mine],
+            })  # fmt: skip
+        return {"day": day, "sets": found}
+
+    return JSONResponse(await request.app.state.tables.store.transaction(read))
+
+
+def _entries(connection: Connection, day: str, set_name: str) -> list[daily.Entry]:
+    rows = connection.execute(
+        select(daily_entries.c.table_id, daily_entries.c.name, daily_entries.c.account_id,
+               daily_entries.c.ranked_key, daily_entries.c.deals)
+        .where(daily_entries.c.day == day, daily_entries.c.set_name == set_name,
+               daily_entries.c.finished.is_not(None))
+    )  # fmt: skip
+    return [
+        daily.Entry(r.table_id, r.name, r.account_id, r.ranked_key is not None,
+                    [(key, points) for key, points in json.loads(r.deals)])
+        for r in rows
+    ]  # fmt: skip
+
+
+async def _viewer(request: Request, day: str, set_name: str) -> tuple[str | None, bool]:
+    """The viewer's try at this day's set — the table of their ranked try when signed in
+    (else their latest), or ``?table=ID`` opened by its seat's token — and whether it is
+    finished; ``(None, False)`` for none."""
+    account = account_of(request)
+    store: Store = request.app.state.tables.store
+    if account is not None:
+        tries = await store.transaction(lambda c: _tries(c, day, set_name, account))
+        tries.sort(key=lambda t: (t.ranked_key is None, -(t.finished or 0)))
+        if tries:
+            return tries[0].table_id, tries[0].finished is not None
+    table_id = request.query_params.get("table")
+    token = bearer(request)
+    if table_id and token:
+        may_guess(request)
+        table = await request.app.state.tables.get(table_id)
+        same = table is not None and table.settings.daily == f"{day}/{set_name}"
+        if same and table is not None and table.state.opens(token):
+            return table.id, table.state.status == TableStatus.FINISHED
+    return None, False
+
+
+async def results(request: Request) -> Response:
+    """A day's results for a set: the ranking; the viewer's standing (a guest's or an
+    unranked try's: where it would stand); once the viewer finished, each deal's field, and
+    the others' tables that played it."""
+    chosen = _set_of(request)
+    day = daily.parse_day(request.path_params["day"])
+    if day is None:
+        raise TableError("bad_field", N_("{field} must be {kind}"), field="day",
+                         kind=N_("a day such as 2026-12-06"))  # fmt: skip
+    store: Store = request.app.state.tables.store
+    entries = await store.transaction(lambda c: _entries(c, day, chosen.name))
+    ranking, fields = daily.standings(entries)
+    mine, finished = await _viewer(request, day, chosen.name)
+    own = next((e for e in entries if e.id == mine), None)
+    ranks = _ranks(ranking)
+    answer: dict[str, Any] = {
+        "day": day, "set": chosen.name, "rules": chosen.rules,
+        "hand_sizes": list(chosen.hand_sizes), "level": chosen.level,
+        "today": day == today_of(request), "players": len(ranking),
+        "ranking": [
+            {"rank": ranks[e.id], "name": e.name, "account": e.account,
+             "score": _percent(e.score), "you": e.id == mine,
+             "table": e.id if finished else None}
+            for e in ranking
+        ],
+        "you": None, "deals": None,
+    }  # fmt: skip
+    if mine is not None:
+        answer["you"] = {"table": mine, "finished": finished,
+                         "ranked": own.ranked if own else None}  # fmt: skip
+    if own is not None:
+        rank = ranks.get(own.id) or 1 + sum(1 for e in ranking if e.score > own.score)
+        answer["you"].update(score=_percent(own.score), rank=rank)
+        answer["deals"] = _deals(own, entries, fields)
+    return JSONResponse(answer)
+
+
+def _ranks(ranking: list[daily.Entry]) -> dict[str, int]:
+    """Each ranked try's place, level scores sharing one (1, 2, 2, 4)."""
+    ranks: dict[str, int] = {}
+    for place, entry in enumerate(ranking, 1):
+        before = ranking[place - 2] if place > 1 else None
+        same = before is not None and _percent(before.score) == _percent(entry.score)
+        ranks[entry.id] = ranks[before.id] if same and before else place
+    return ranks
+
+
+def _percent(share: float) -> float:
+    return round(100 * share, 1)
+
+
+def _deals(
+    own: daily.Entry, entries: list[daily.Entry], fields: dict[str, list[int]]
+) -> list[dict[str, Any]]:
+    """Each deal of the viewer's try: its points and share, the field's points as
+    ``[points, how many]``, and the others' tables that played it, nearest in points first."""
+    played: dict[str, list[tuple[str, str, int]]] = {}
+    for entry in entries:
+        if entry.id != own.id:
+            for key, points in entry.deals:
+                played.setdefault(key, []).append((entry.id, entry.name, points))
+    shown = []
+    for number, ((key, points), share) in enumerate(zip(own.deals, own.shares, strict=True)):
+        others = sorted(played.get(key, []), key=lambda o: (abs(o[2] - points), o[1], o[0]))
+        shown.append({
+            "number": number, "key": key, "points": points, "share": _percent(share),
+            "field": sorted(Counter(fields.get(key, [])).items()),
+            "others": [{"table": t, "name": n, "points": p} for t, n, p in others[:OTHERS_SHOWN]],
+        })  # fmt: skip
+    return shown
+
+
+async def may_read_daily(request: Request, table: Table) -> bool:
+    """Whether the reader may see another's finished daily table: ``?via=ID`` names their
+    own finished try at the same day's set, which their token or account opens."""
+    via = request.query_params.get("via")
+    daily_label = table.settings.daily
+    if not via or daily_label is None or table.state.status != TableStatus.FINISHED:
+        return False
+    own = await request.app.state.tables.get(via)
+    if own is None or own.settings.daily != daily_label:
+        return False
+    if own.state.status != TableStatus.FINISHED:
+        return False
+    account = account_of(request)
+    return own.may_read(bearer(request), account) or (
+        account is not None and await own.played_by(account)
+    )
+
+
+ROUTES = [
+    Route("/api/daily", sets),
+    Route("/api/daily/{set}", start, methods=["POST"]),
+    Route("/api/daily/{day}/{set}", results),
+]
+
+__all__ = ["ROUTES", "may_read_daily", "today_of"]
