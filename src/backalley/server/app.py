@@ -256,7 +256,6 @@ PAGES = (
     "/account",
     "/players/{account}",
     "/leaderboard",
-    "/daily",
     "/daily/{day}/{set}",
 )
 _MESSAGE = re.compile(r"""\bt\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")

@@ -19,9 +19,9 @@ export async function call(method, path, body, token) {
 
 /** Deal ``deal``'s review: asked again, after the wait the server names, while it answers
  * that the review is pending (its solver is being prepared, just after a start). */
-export async function reviewOf(tableId, deal, credential) {
+export async function reviewOf(tableId, deal, credential, suffix = "") {
   for (;;) {
-    const answer = await call("GET", `/api/tables/${tableId}/review/${deal}`, undefined, credential);
+    const answer = await call("GET", `/api/tables/${tableId}/review/${deal}${suffix}`, undefined, credential);
     if (!answer.pending) return answer;
     await new Promise((done) => setTimeout(done, 1000 * (answer.retry_after || 2)));
   }

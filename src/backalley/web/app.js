@@ -29,6 +29,7 @@ async function route() {
     const table = path.match(/^\/t\/([\w-]+)$/);
     const replay = path.match(/^\/replay\/([\w-]+)$/);
     const player = path.match(/^\/players\/([\w-]+)$/);
+    const daily = path.match(/^\/daily\/(\d{4}-\d{2}-\d{2})\/([\w-]+)$/);
     let left;
     if (table) {
       const { renderTable } = await import("./table.js");
@@ -39,6 +40,9 @@ async function route() {
     } else if (player) {
       const { renderProfile } = await import("./players.js");
       left = await renderProfile(main, player[1]);
+    } else if (daily) {
+      const { renderDaily } = await import("./daily.js");
+      left = await renderDaily(main, daily[1], daily[2], new URLSearchParams(location.search));
     } else if (path === "/leaderboard") {
       const { renderLeaderboard } = await import("./players.js");
       left = await renderLeaderboard(main);

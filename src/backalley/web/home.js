@@ -51,7 +51,9 @@ export async function renderHome(main, go) {
   quick.append(play);
   const lobby = element("section", { class: "panel lobby", "aria-labelledby": "lobby-title" }, element("h2", { id: "lobby-title", text: t("Lobby") }));
   const form = createForm(facts, name, go);
-  main.replaceChildren(quick, lobby, form, ...(await Promise.all([yourGames(), finishedGames()])));
+  const { dailyPanel } = await import("./daily.js");
+  const [daily, yours, finished] = await Promise.all([dailyPanel(name, go), yourGames(), finishedGames()]);
+  main.replaceChildren(quick, daily, lobby, form, yours, finished);
   if (new URLSearchParams(location.search).has("new")) form.open = true;
   let timer = null;
   let stopped = false;

@@ -73,7 +73,10 @@ function endOfGame(ctx, box) {
   const rematch = state.table.rematch;
   const me = ctx.me();
   const open = rematch && rematch.status === "open";  // the server says when it lapses
-  if (me !== null) {
+  if (state.table.daily) {  // played once: the day's results are next, for all who hold it
+    const results = element("a", { href: `/daily/${state.table.daily}?table=${state.tableId}`, class: "button primary", "data-daily-results": "", text: t("See today's results") });
+    buttons.append(results);
+  } else if (me !== null) {
     if (open && !rematch.accepted.includes(me)) {
       buttons.append(endButton(t("Accept the rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));
       buttons.append(endButton(t("Decline"), () => ctx.connection.send({ type: "rematch", accept: false })));

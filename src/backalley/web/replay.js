@@ -13,8 +13,11 @@ import { thrownInLabel } from "./sheet.js";
 const STEP = 900;  // ms a card while the replay plays itself
 
 export async function renderReplay(main, tableId, params) {
-  const credential = credentialOf(tableId, params && params.get("watch"));
-  const game = await call("GET", `/api/tables/${tableId}/replay`, undefined, credential);
+  // ``via``: another's try at the daily deals, read through one's own finished try of them
+  const via = params && params.get("via");
+  const credential = via ? credentialOf(via) : credentialOf(tableId, params && params.get("watch"));
+  const suffix = via ? `?via=${encodeURIComponent(via)}` : "";
+  const game = await call("GET", `/api/tables/${tableId}/replay${suffix}`, undefined, credential);
   const players = game.players.length;
   const names = game.players.map((_, seat) => seatName(game.players, seat));
   const where = (seat) => placeOf(seat, 0, players);
@@ -41,7 +44,7 @@ export async function renderReplay(main, tableId, params) {
   const download = element("a", { href: `/api/tables/${tableId}/record`, download: `backalley-${tableId}.json`, class: "button", text: t("download the record") });
   download.addEventListener("click", (event) => {
     event.preventDefault();
-    call("GET", `/api/tables/${tableId}/record`, undefined, credential).then((record) => {
+    call("GET", `/api/tables/${tableId}/record${suffix}`, undefined, credential).then((record) => {
       const file = URL.createObjectURL(new Blob([JSON.stringify(record, null, 1)], { type: "application/json" }));
       const save = element("a", { href: file, download: download.getAttribute("download") });
       document.body.append(save);
@@ -133,7 +136,7 @@ export async function renderReplay(main, tableId, params) {
   async function drawReview(number) {
     reviewed = number;
     review.replaceChildren(element("h2", { text: t("Review of deal {n}", { n: number + 1 }) }));
-    reviews[number] ??= reviewOf(tableId, number, credential);
+    reviews[number] ??= reviewOf(tableId, number, credential, suffix);
     let answer;
     try {
       answer = await reviews[number];
@@ -146,6 +149,7 @@ export async function renderReplay(main, tableId, params) {
     if (number === deal) review.append(...reviewNodes(answer, (seat) => names[seat], (side) => sideName(game.sides[side]), summary));
   }
 
-  move(0, 0);
+  const first = Number(params && params.get("deal"));  // a deal asked for (the daily results')
+  move(Number.isInteger(first) && first > 0 ? first : 0, 0);
   return stop;
 }

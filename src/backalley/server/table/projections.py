@@ -27,6 +27,7 @@ def describe(state: TableState, seats: list[dict[str, Any]]) -> dict[str, Any]:
         "seats": seats,
         "rematch": None if state.rematch is None else state.rematch.to_json(),
         "takebacks": state.takebacks,
+        "daily": settings.daily,  #: ``DAY/SET`` at a table of the daily deals, else null
     }
 
 
