@@ -239,3 +239,33 @@ def test_two_accounts_and_a_guest_play_the_same_deals_and_are_ranked_by_them(
     status, _ = http(base, "GET", f"/api/tables/{emil}/replay?via={second['id']}",
                      token=second["token"])  # fmt: skip
     assert status in (403, 404)
+
+
+@given(st.lists(st.integers(-30, 30), max_size=80), st.integers(-30, 30))
+def test_the_others_shown_are_the_nearest_in_points(points_list: list[int], mine: int) -> None:
+    from backalley.server.daily_routes import OTHERS_SHOWN, _nearest
+
+    played = sorted((p, f"n{i}", f"t{i}") for i, p in enumerate(points_list))
+    played.append((mine, "me", "mine"))
+    played.sort()
+    found = _nearest(played, mine, "mine")
+    assert all(t != "mine" for _, _, t in found)
+    assert len(found) == min(OTHERS_SHOWN, len(points_list))
+    distances = sorted(abs(p - mine) for p in points_list)[: len(found)]
+    assert [abs(p - mine) for p, _, _ in found] == distances  # nearest first, none skipped
+
+
+@pytest.mark.server
+def test_the_ranking_benchmark_runs_and_says_its_figures() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "benchmarks/daily.py", "--results", "300", "--requests", "5"],
+        cwd=root, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "120"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "300 finished tries on SQLite" in done.stdout
+    assert done.stdout.count("│") >= 3 * 6 and "KiB of JSON" in done.stdout

@@ -41,7 +41,7 @@ from backalley.server.accounts import Accounts
 from backalley.server.assets import WEB, Assets
 from backalley.server.bots import BotPool
 from backalley.server.daily_routes import ROUTES as DAILY_ROUTES
-from backalley.server.daily_routes import may_read_daily
+from backalley.server.daily_routes import Kept, may_read_daily
 from backalley.server.limits import (
     GUESSES_PER_MINUTE,
     REVIEWS_PER_MINUTE,
@@ -370,6 +370,7 @@ def create_app(
             tables.cluster = app.state.cluster = Cluster(node, redis, tables)
             tables.cluster.relay.app = app
         app.state.accounts = Accounts(store)
+        app.state.daily_standings = Kept()
         quotas = {
             "sign_ins": Quota(sign_ins_per_minute / 60, sign_ins_per_minute),
             "name_tries": Quota(TRIES_PER_NAME / 3600, TRIES_PER_NAME),

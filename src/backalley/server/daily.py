@@ -158,7 +158,7 @@ def share_beaten(points: int, field_points: Sequence[int], itself: bool = False)
     return (below + level / 2) / others if others else ALONE
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One finished try: who, and their deals' ``(key, points)``."""
 
@@ -166,13 +166,9 @@ class Entry:
     name: str
     account: str | None
     ranked: bool
-    deals: list[tuple[str, int]]
+    deals: Sequence[Sequence[Any]]  #: ``(key, points)`` each
     shares: list[float] = field(default_factory=list)
-
-    @property
-    def score(self) -> float:
-        """The day's score: the mean share over the deals played (0 with none)."""
-        return sum(self.shares) / len(self.shares) if self.shares else 0.0
+    score: float = 0.0  #: the day's: the mean share over the deals played (0 with none)
 
 
 def standings(entries: Iterable[Entry]) -> tuple[list[Entry], dict[str, list[int]]]:
@@ -189,10 +185,16 @@ def standings(entries: Iterable[Entry]) -> tuple[list[Entry], dict[str, list[int
                 fields.setdefault(key, []).append(points)
     for points_list in fields.values():
         points_list.sort()
+    worked: dict[tuple[str, int, bool], float] = {}  # a deal's points recur: each once
     for entry in entries:
-        entry.shares = []
+        shares = []
         for key, points in entry.deals:
-            entry.shares.append(share_beaten(points, fields.get(key, []), entry.ranked))
+            share = worked.get((key, points, entry.ranked))
+            if share is None:
+                share = share_beaten(points, fields.get(key, []), entry.ranked)
+                worked[(key, points, entry.ranked)] = share
+            shares.append(share)
+        entry.shares, entry.score = shares, sum(shares) / len(shares) if shares else 0.0
     ranking = sorted((e for e in entries if e.ranked), key=lambda e: (-e.score, e.name, e.id))
     return ranking, fields
 

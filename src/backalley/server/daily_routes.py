@@ -4,12 +4,13 @@ finished that day's set (docs/protocol.md, daily deals)."""
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -26,6 +27,8 @@ from backalley.server.store import Store, StoreError, daily_entries
 from backalley.server.table import Table
 
 OTHERS_SHOWN = 50  #: the others' tables a deal lists, nearest in points first
+RANKING_SHOWN = 100  #: the ranking's rows sent from the top (and the viewer's, with neighbours)
+NEIGHBOURS = 2  #: rows sent either side of the viewer's place when it is below the top ones
 
 
 def _set_of(request: Request) -> daily.DailySet:
@@ -149,12 +152,64 @@ def _entries(connection: Connection, day: str, set_name: str) -> list[daily.Entr
                daily_entries.c.ranked_key, daily_entries.c.deals)
         .where(daily_entries.c.day == day, daily_entries.c.set_name == set_name,
                daily_entries.c.finished.is_not(None))
-    )  # fmt: skip
+    ).all()  # fmt: skip
+    every = json.loads("[" + ",".join(r.deals for r in rows) + "]")  # one parse, not thousands
     return [
-        daily.Entry(r.table_id, r.name, r.account_id, r.ranked_key is not None,
-                    [(key, points) for key, points in json.loads(r.deals)])
-        for r in rows
-    ]  # fmt: skip
+        daily.Entry(r.table_id, r.name, r.account_id, r.ranked_key is not None, deals)
+        for r, deals in zip(rows, every, strict=True)
+    ]
+
+
+@dataclass
+class Standings:
+    """A day's set worked out: every finished try with its shares, the ranking and its
+    places, each deal's field, and who played each deal, by points."""
+
+    stamp: tuple[Any, ...]  #: what the store said of the finished tries (count, latest)
+    entries: dict[str, daily.Entry]
+    ranking: list[daily.Entry]
+    ranks: dict[str, int]
+    fields: dict[str, list[int]]
+    played: dict[str, list[tuple[int, str, str]]]  #: deal → (points, name, table), sorted
+
+
+class Kept:
+    """The latest days' standings, each worked out again only when the store holds another
+    finished try of its set than when it was (a count and the latest end, read from an index:
+    every node of a cluster sees the same), so that a results page asked again and again
+    costs a query, not a ranking."""
+
+    DAYS = 8  #: the (day, set) pairs kept
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, str], Standings] = {}
+
+    def standings(self, connection: Connection, day: str, set_name: str) -> Standings:
+        where = (daily_entries.c.day == day, daily_entries.c.set_name == set_name,
+                 daily_entries.c.finished.is_not(None))  # fmt: skip
+        stamp = tuple(
+            connection.execute(
+                select(func.count(), func.max(daily_entries.c.finished)).where(*where)
+            ).one()
+        )
+        kept = self.kept.get((day, set_name))
+        if kept is not None and kept.stamp == stamp:
+            return kept
+        entries = _entries(connection, day, set_name)
+        ranking, fields = daily.standings(entries)
+        played: dict[str, list[tuple[int, str, str]]] = {}
+        for entry in entries:
+            for key, points in entry.deals:
+                played.setdefault(key, []).append((points, entry.name, entry.id))
+        for others in played.values():
+            others.sort()
+        worked = Standings(stamp, {e.id: e for e in entries}, ranking, _ranks(ranking), fields,
+                           played)  # fmt: skip
+        self.kept.pop((day, set_name), None)
+        self.kept[(day, set_name)] = worked
+        while len(self.kept) > self.DAYS:
+            self.kept.pop(next(iter(self.kept)))
+        return worked
 
 
 async def _viewer(request: Request, day: str, set_name: str) -> tuple[str | None, bool]:
@@ -189,20 +244,20 @@ async def results(request: Request) -> Response:
         raise TableError("bad_field", N_("{field} must be {kind}"), field="day",
                          kind=N_("a day such as 2026-12-06"))  # fmt: skip
     store: Store = request.app.state.tables.store
-    entries = await store.transaction(lambda c: _entries(c, day, chosen.name))
-    ranking, fields = daily.standings(entries)
+    kept: Kept = request.app.state.daily_standings
+    worked = await store.transaction(lambda c: kept.standings(c, day, chosen.name))
+    ranking, ranks = worked.ranking, worked.ranks
     mine, finished = await _viewer(request, day, chosen.name)
-    own = next((e for e in entries if e.id == mine), None)
-    ranks = _ranks(ranking)
+    own = None if mine is None else worked.entries.get(mine)
     answer: dict[str, Any] = {
         "day": day, "set": chosen.name, "rules": chosen.rules,
         "hand_sizes": list(chosen.hand_sizes), "level": chosen.level,
         "today": day == today_of(request), "players": len(ranking),
         "ranking": [
-            {"rank": ranks[e.id], "name": e.name, "account": e.account,
+            {"rank": ranks[e.id], "position": position, "name": e.name, "account": e.account,
              "score": _percent(e.score), "you": e.id == mine,
              "table": e.id if finished else None}
-            for e in ranking
+            for position, e in _shown(ranking, mine)
         ],
         "you": None, "deals": None,
     }  # fmt: skip
@@ -212,8 +267,18 @@ async def results(request: Request) -> Response:
     if own is not None:
         rank = ranks.get(own.id) or 1 + sum(1 for e in ranking if e.score > own.score)
         answer["you"].update(score=_percent(own.score), rank=rank)
-        answer["deals"] = _deals(own, entries, fields)
+        answer["deals"] = _deals(own, worked)
     return JSONResponse(answer)
+
+
+def _shown(ranking: list[daily.Entry], mine: str | None) -> list[tuple[int, daily.Entry]]:
+    """The ranking's rows sent, with their positions from 1: the top :data:`RANKING_SHOWN`,
+    and the viewer's row with :data:`NEIGHBOURS` either side when it is further down."""
+    at = next((i for i, e in enumerate(ranking) if e.id == mine), None)
+    shown = list(range(min(RANKING_SHOWN, len(ranking))))
+    if at is not None and at >= RANKING_SHOWN:
+        shown += range(max(RANKING_SHOWN, at - NEIGHBOURS), min(len(ranking), at + NEIGHBOURS + 1))
+    return [(i + 1, ranking[i]) for i in shown]
 
 
 def _ranks(ranking: list[daily.Entry]) -> dict[str, int]:
@@ -230,25 +295,39 @@ def _percent(share: float) -> float:
     return round(100 * share, 1)
 
 
-def _deals(
-    own: daily.Entry, entries: list[daily.Entry], fields: dict[str, list[int]]
-) -> list[dict[str, Any]]:
+def _deals(own: daily.Entry, worked: Standings) -> list[dict[str, Any]]:
     """Each deal of the viewer's try: its points and share, the field's points as
     ``[points, how many]``, and the others' tables that played it, nearest in points first."""
-    played: dict[str, list[tuple[str, str, int]]] = {}
-    for entry in entries:
-        if entry.id != own.id:
-            for key, points in entry.deals:
-                played.setdefault(key, []).append((entry.id, entry.name, points))
     shown = []
     for number, ((key, points), share) in enumerate(zip(own.deals, own.shares, strict=True)):
-        others = sorted(played.get(key, []), key=lambda o: (abs(o[2] - points), o[1], o[0]))
         shown.append({
             "number": number, "key": key, "points": points, "share": _percent(share),
-            "field": sorted(Counter(fields.get(key, [])).items()),
-            "others": [{"table": t, "name": n, "points": p} for t, n, p in others[:OTHERS_SHOWN]],
+            "field": sorted(Counter(worked.fields.get(key, [])).items()),
+            "others": [{"table": t, "name": n, "points": p}
+                       for p, n, t in _nearest(worked.played.get(key, []), points, own.id)],
         })  # fmt: skip
     return shown
+
+
+def _nearest(
+    played: list[tuple[int, str, str]], points: int, own: str
+) -> list[tuple[int, str, str]]:
+    """Up to :data:`OTHERS_SHOWN` of ``played`` (sorted by points), not ``own``, nearest to
+    ``points`` first: outwards from where ``points`` falls."""
+    at = bisect.bisect_left(played, (points,))
+    low, high = at - 1, at
+    found: list[tuple[int, str, str]] = []
+    while len(found) < OTHERS_SHOWN and (low >= 0 or high < len(played)):
+        take_high = low < 0 or (
+            high < len(played) and abs(played[high][0] - points) <= abs(played[low][0] - points)
+        )
+        if take_high:
+            candidate, high = played[high], high + 1
+        else:
+            candidate, low = played[low], low - 1
+        if candidate[2] != own:
+            found.append(candidate)
+    return found
 
 
 async def may_read_daily(request: Request, table: Table) -> bool:
@@ -275,4 +354,4 @@ ROUTES = [
     Route("/api/daily/{day}/{set}", results),
 ]
 
-__all__ = ["ROUTES", "may_read_daily", "today_of"]
+__all__ = ["ROUTES", "Kept", "Standings", "may_read_daily", "today_of"]

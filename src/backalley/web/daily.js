@@ -83,7 +83,10 @@ function rankingTable(results) {
   for (const label of [t("place"), t("player"), t("score")]) head.append(element("th", { scope: "col", text: label }));
   table.append(element("thead", {}, head));
   const body = element("tbody", {});
+  let before = 0;
   for (const row of results.ranking) {
+    if (row.position !== before + 1) body.append(element("tr", { class: "gap" }, element("td", { colspan: "3", text: "…" })));
+    before = row.position;
     const who = row.account ? element("a", { href: `/players/${row.account}`, text: row.name }) : element("span", { text: row.name });
     const line = element("tr", { class: row.you ? "you" : "" }, element("td", { text: String(row.rank) }), element("td", {}, who), element("td", { text: percent(row.score) }));
     if (row.you) line.setAttribute("aria-current", "true");
