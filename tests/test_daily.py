@@ -269,3 +269,45 @@ def test_the_ranking_benchmark_runs_and_says_its_figures() -> None:
     assert done.returncode == 0, done.stderr
     assert "300 finished tries on SQLite" in done.stdout
     assert done.stdout.count("│") >= 3 * 6 and "KiB of JSON" in done.stdout
+
+
+@pytest.mark.server
+def test_a_try_killed_mid_game_goes_on_with_the_days_cards_and_its_result_is_kept(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No secret in the environment: the first server makes one in the database; a server
+    killed mid-game and started again deals the rest of the try from it, and a try begun
+    after the restart holds the same cards at the same keys."""
+    from server_support import Server
+
+    monkeypatch.delenv("BACKALLEY_DAILY_SECRET", raising=False)
+    url = database("sqlite", tmp_path)
+    server = Server.start(url)
+    try:
+        begin = {"name": "Ines", "pace": 0}
+        status, first = http(server.base, "POST", "/api/daily/standard", begin)
+        assert status == 201
+
+        async def two_actions() -> None:
+            async with Seat.connect(server.base, first["id"], token=first["token"]) as seat:
+                await play_randomly(seat, random.Random(1), stop=2)
+
+        run(two_actions())
+        server.kill()  # mid-game, no chance to tidy up
+        server = Server.start(url)
+        begin = {"name": "Jon", "pace": 0}
+        status, second = http(server.base, "POST", "/api/daily/standard", begin)
+        assert status == 201
+        play_tries(server.base, [first, second])
+        games = [replay(read_record(record_of(server.base, t["id"], t["token"])))
+                 for t in (first, second)]  # fmt: skip
+        cards = [hands_by_key(g) for g in games]
+        shared = set(cards[0]) & set(cards[1])
+        assert "0.0.0" in shared and all(cards[0][k] == cards[1][k] for k in shared)
+        day = daily.today()
+        status, seen = http(server.base, "GET", f"/api/daily/{day}/standard?table={first['id']}",
+                            token=first["token"])  # fmt: skip
+        assert status == 200 and seen["you"]["finished"] and seen["deals"] is not None
+        assert [d["points"] for d in seen["deals"]] == [p for _, p in daily.results(games[0])]
+    finally:
+        server.stop()
