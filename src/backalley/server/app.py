@@ -41,7 +41,7 @@ from backalley.server.accounts import Accounts
 from backalley.server.assets import WEB, Assets
 from backalley.server.bots import BotPool
 from backalley.server.daily_routes import ROUTES as DAILY_ROUTES
-from backalley.server.daily_routes import Kept, may_read_daily
+from backalley.server.daily_routes import Kept
 from backalley.server.limits import (
     GUESSES_PER_MINUTE,
     REVIEWS_PER_MINUTE,
@@ -50,6 +50,8 @@ from backalley.server.limits import (
     address_of,
     may_guess,
 )
+from backalley.server.matches import ROUTES as MATCH_ROUTES
+from backalley.server.matches import may_read_twin
 from backalley.server.middleware import Compressed, Forwarder, SecurityHeaders
 from backalley.server.refusals import HANDLERS
 from backalley.server.registry import Tables
@@ -97,14 +99,15 @@ async def _readable(request: Request) -> Table:
     account = account_of(request)
     if table.may_read(token, account) or (account is not None and await table.played_by(account)):
         return table
-    if await may_read_daily(request, table):  # a finished daily try, by one who finished too
+    if await may_read_twin(request, table):  # one that played the same deals, both finished
         return table
     if token:
         raise TableError("forbidden", N_("this token does not open this table"))
     raise TableError("no_table", HIDDEN)
 
 
-def _links(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str, Any]:
+def links_of(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[str, Any]:
+    """A new table's id, host token, invites (with their addresses), watch link and table."""
     base = str(request.base_url).rstrip("/")
     return {
         "id": table.id,
@@ -134,7 +137,7 @@ async def create_table(request: Request) -> Response:
         limit=quota.burst,
     )
     table, secrets_ = await request.app.state.tables.create(settings)
-    return JSONResponse(_links(request, table, secrets_), status_code=201)
+    return JSONResponse(links_of(request, table, secrets_), status_code=201)
 
 
 async def show_table(request: Request) -> Response:
@@ -257,6 +260,7 @@ PAGES = (
     "/players/{account}",
     "/leaderboard",
     "/daily/{day}/{set}",
+    "/m/{match_id}",
 )
 _MESSAGE = re.compile(r"""\bt\(\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')""")
 
@@ -412,6 +416,7 @@ def create_app(
         *(Route(path, assets.index) for path in PAGES),
         *ROUTES,
         *DAILY_ROUTES,
+        *MATCH_ROUTES,
         Route("/static/{release}/{name}", assets.released),
         Route("/static/{name}", assets.plain),
         Route("/api", about),

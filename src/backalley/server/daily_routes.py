@@ -24,7 +24,6 @@ from backalley.server.requests import bearer, body
 from backalley.server.settings import Settings, TableError, check_name
 from backalley.server.statuses import TableStatus
 from backalley.server.store import Store, StoreError, daily_entries
-from backalley.server.table import Table
 
 OTHERS_SHOWN = 50  #: the others' tables a deal lists, nearest in points first
 RANKING_SHOWN = 100  #: the ranking's rows sent from the top (and the viewer's, with neighbours)
@@ -330,28 +329,10 @@ def _nearest(
     return found
 
 
-async def may_read_daily(request: Request, table: Table) -> bool:
-    """Whether the reader may see another's finished daily table: ``?via=ID`` names their
-    own finished try at the same day's set, which their token or account opens."""
-    via = request.query_params.get("via")
-    daily_label = table.settings.daily
-    if not via or daily_label is None or table.state.status != TableStatus.FINISHED:
-        return False
-    own = await request.app.state.tables.get(via)
-    if own is None or own.settings.daily != daily_label:
-        return False
-    if own.state.status != TableStatus.FINISHED:
-        return False
-    account = account_of(request)
-    return own.may_read(bearer(request), account) or (
-        account is not None and await own.played_by(account)
-    )
-
-
 ROUTES = [
     Route("/api/daily", sets),
     Route("/api/daily/{set}", start, methods=["POST"]),
     Route("/api/daily/{day}/{set}", results),
 ]
 
-__all__ = ["ROUTES", "Kept", "Standings", "may_read_daily", "today_of"]
+__all__ = ["ROUTES", "Kept", "Standings", "today_of"]

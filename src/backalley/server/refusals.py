@@ -29,7 +29,7 @@ _STATUS = {
     "too_many": 429, "too_many_guesses": 429, "ended": 409, "started": 409, "too_slow": 408,
     "recovering": 503, "not_stored": 503, "bad_password": 400, "name_taken": 409,
     "bad_sign_in": 401, "bad_csrf": 403, "signed_out": 401, "no_player": 404, "seated": 409,
-    "moved": 503, "unreachable": 503, "no_answer": 504, "bad_knowledge": 400,
+    "no_match": 404, "moved": 503, "unreachable": 503, "no_answer": 504, "bad_knowledge": 400,
 }  # fmt: skip
 
 

@@ -121,10 +121,12 @@ class Tables:
         return bool(self._loading)
 
     def _hold(self, table: Table) -> Table:
-        daily = table.state.settings.daily
-        if daily is not None:  # its cards and its bots' choices come from the day's seed
-            table.daily_seed = seed = self.daily_seed(daily)
+        settings = table.state.settings
+        if settings.daily is not None:  # its cards and its bots' choices: the day's seed
+            table.daily_seed = seed = self.daily_seed(settings.daily)
             table.dealer = dealer(seed)
+        elif settings.match is not None:  # both tables of a match deal the same cards
+            table.dealer = dealer(self.daily_seed("match/" + settings.match.split("/")[0]))
         table.spawn = self._rematch
         table.on_end = self._ended
         table.on_lost = lambda: self.lose(table.id, table)
@@ -259,7 +261,13 @@ class Tables:
         public = [t for t in self.tables.values() if t.settings.public]
         return {
             "waiting": [t.lobby_entry() for t in public if t.status == TableStatus.OPEN],
-            "playing": [t.lobby_entry() for t in public if t.status == TableStatus.PLAYING],
+            # a team match's table is not watched: a player at its other table would see the
+            # cards they are about to be dealt
+            "playing": [
+                t.lobby_entry()
+                for t in public
+                if t.status == TableStatus.PLAYING and t.settings.match is None
+            ],
         }
 
     async def finished(self, limit: int = 50, account: str | None = None) -> list[dict[str, Any]]:

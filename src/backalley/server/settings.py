@@ -32,6 +32,15 @@ class Settings:
     #: ``DAY/SET`` at a table of the daily deals (:mod:`~backalley.server.daily`), which the
     #: server makes: never a client's setting
     daily: str | None = None
+    #: ``MATCH/N`` at table N (1 or 2) of a team match (:mod:`~backalley.server.matches`),
+    #: which the server makes: never a client's setting either
+    match: str | None = None
+
+    @property
+    def played_once(self) -> bool:
+        """Its deals are played at other tables too (the daily deals, a team match): no
+        take-back, no rematch."""
+        return self.daily is not None or self.match is not None
 
     def ruleset(self) -> Ruleset:
         return Ruleset.preset(self.rules, **self.options)
@@ -42,7 +51,7 @@ class Settings:
 
         :raises TableError: naming the field that is wrong.
         """
-        known = {f for f in cls.__dataclass_fields__} - {"daily"}
+        known = {f for f in cls.__dataclass_fields__} - {"daily", "match"}
         unknown = set(data) - known - {"hand_sizes"}
         if unknown:
             raise TableError(

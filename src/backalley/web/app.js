@@ -29,6 +29,7 @@ async function route() {
     const table = path.match(/^\/t\/([\w-]+)$/);
     const replay = path.match(/^\/replay\/([\w-]+)$/);
     const player = path.match(/^\/players\/([\w-]+)$/);
+    const match = path.match(/^\/m\/([\w-]+)$/);
     const daily = path.match(/^\/daily\/(\d{4}-\d{2}-\d{2})\/([\w-]+)$/);
     let left;
     if (table) {
@@ -40,6 +41,9 @@ async function route() {
     } else if (player) {
       const { renderProfile } = await import("./players.js");
       left = await renderProfile(main, player[1]);
+    } else if (match) {
+      const { renderMatch } = await import("./match.js");
+      left = await renderMatch(main, match[1]);
     } else if (daily) {
       const { renderDaily } = await import("./daily.js");
       left = await renderDaily(main, daily[1], daily[2], new URLSearchParams(location.search));

@@ -96,7 +96,9 @@ function drawLobby(section, lobby, name, go) {
       }
     });
     waiting.append(element("li", { "data-table": entry.id },
-      element("div", {}, element("strong", { text: rulesLine(entry) }), element("span", { class: "quiet", text: ` ${seatsLine(entry)}` })), join));
+      element("div", {}, element("strong", { text: rulesLine(entry) }),
+        entry.match ? element("span", { class: "tag", text: ` ${t("team match, table {n}", { n: entry.match.split("/")[1] })}` }) : "",
+        element("span", { class: "quiet", text: ` ${seatsLine(entry)}` })), join));
   }
   if (!lobby.waiting.length) waiting.append(element("li", { class: "quiet", text: t("No public table is waiting for players: make one below, with “public” ticked.") }));
   const playing = element("ul", { class: "lobby-list", "aria-label": t("games being played") });
@@ -126,6 +128,7 @@ function createForm(facts, name, go) {
   inner.append(field(t("Bots' pace"), choice("pace", [["0.3", t("quick")], ["1", t("steady")], ["2", t("slow")]], "1")));
   inner.append(field(t("Turn timer"), choice("timer", [["", t("none")], ["30", "30 s"], ["60", "60 s"], ["120", "120 s"]], "")));
   inner.append(tick("public", t("public: listed in the lobby, where anyone may sit down or watch")));
+  inner.append(tick("match", t("team match: two tables play the same deals, the seats turned")));
   const options = element("details", { class: "options" }, element("summary", { text: t("Options") }));
   for (const option of facts.options) {
     const values = [["", t("the preset's")], ...option.choices.map((c) => [JSON.stringify(c), String(c)])];
@@ -147,7 +150,13 @@ function createForm(facts, name, go) {
       for (const [key, value] of data.entries()) {
         if (key.startsWith("option:") && value !== "") settings.options[key.slice(7)] = JSON.parse(value);
       }
-      await startTable(settings, name.input.value, { bots: data.get("bots") === "all" }, go);
+      const bots = { bots: data.get("bots") === "all" };
+      if (data.get("match") === "on") {
+        const { startMatch } = await import("./match.js");
+        await startMatch(settings, name.input.value, bots, go);
+      } else {
+        await startTable(settings, name.input.value, bots, go);
+      }
     } catch (error) {
       toast(error.message);
       create.disabled = false;

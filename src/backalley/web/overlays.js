@@ -76,6 +76,8 @@ function endOfGame(ctx, box) {
   if (state.table.daily) {  // played once: the day's results are next, for all who hold it
     const results = element("a", { href: `/daily/${state.table.daily}?table=${state.tableId}`, class: "button primary", "data-daily-results": "", text: t("See today's results") });
     buttons.append(results);
+  } else if (state.table.match) {  // the other table's deals decide: the match's page
+    buttons.append(element("a", { href: `/m/${state.table.match.split("/")[0]}`, class: "button primary", "data-match": "", text: t("The team match") }));
   } else if (me !== null) {
     if (open && !rematch.accepted.includes(me)) {
       buttons.append(endButton(t("Accept the rematch"), () => ctx.connection.send({ type: "rematch", accept: true }), { rematch: true, primary: true }));

@@ -180,6 +180,17 @@ daily_entries = Table(
     Index("daily_entries_day", "day", "set_name", "finished"),
 )
 
+#: Team matches (server/matches.py): two tables that play the same deals, seats turned.
+matches = Table(
+    "matches",
+    metadata,
+    Column("id", String(16), primary_key=True),
+    Column("created", Float, nullable=False),
+    Column("config", Text, nullable=False),  # JSON: the tables' settings
+    Column("table_1", String(16), nullable=False),
+    Column("table_2", String(16), nullable=False),
+)
+
 #: The version of the events' stored form: a server refuses a log written by a newer one.
 EVENT_SCHEMA = 1
 
@@ -271,6 +282,7 @@ __all__ = [
     "game_players",
     "in_memory",
     "leases",
+    "matches",
     "metadata",
     "open_engine",
     "rating_history",

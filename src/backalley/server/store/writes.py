@@ -20,6 +20,7 @@ from backalley.server.store.schema import (
     daily_entries,
     events,
     game_players,
+    matches,
     seats,
     tables,
 )
@@ -224,9 +225,28 @@ class DailyResult:
         )
 
 
+@dataclass(frozen=True)
+class NewMatch:
+    """A team match's row, made with its second table (not fenced, as :class:`NewTable`)."""
+
+    FENCED: ClassVar[bool] = False
+    table_id: str  #: its second table's: the row is written with it
+    match_id: str
+    first: str
+    config: dict[str, Any]
+    created: float = field(default_factory=time.time)
+
+    def run(self, connection: Connection, node: str | None) -> None:
+        connection.execute(
+            insert(matches).values(id=self.match_id, created=self.created,
+                                   config=json.dumps(self.config), table_1=self.first,
+                                   table_2=self.table_id)
+        )  # fmt: skip
+
+
 Row = (
     NewTable | NewSeat | EventRow | SeatColumns | PlayerRow | Status | Claimed | Stats
-    | DailyEntry | DailyResult
+    | DailyEntry | DailyResult | NewMatch
 )  # fmt: skip
 Write = list[Row]  #: rows committed in one transaction
 
@@ -246,6 +266,7 @@ __all__ = [
     "DailyEntry",
     "DailyResult",
     "EventRow",
+    "NewMatch",
     "NewSeat",
     "NewTable",
     "PlayerRow",

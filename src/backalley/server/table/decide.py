@@ -304,9 +304,9 @@ def _deals(trial: Game, context: Context) -> list[Payload]:
 
 
 def _undo(state: TableState, command: Undo) -> list[Payload]:
-    if state.settings.daily is not None:
+    if state.settings.played_once:
         raise ProtocolError(
-            "no_undo", N_("nothing is taken back at the daily deals: everyone plays them once")
+            "no_undo", N_("nothing is taken back here: these deals are played at other tables too")
         )
     count = state.undoable(command.seat)
     if not count:
@@ -337,9 +337,10 @@ def _play_out(state: TableState, command: PlayOut, context: Context) -> list[Pay
 def _answer(state: TableState, command: AnswerRematch, context: Context) -> list[Payload]:
     if state.status != TableStatus.FINISHED:
         raise ProtocolError("not_finished", N_("a rematch is offered once the game is over"))
-    if state.settings.daily is not None:
+    if state.settings.played_once:
         raise ProtocolError(
-            "no_rematch", N_("the daily deals are played once: their results page is next")
+            "no_rematch",
+            N_("these deals are played at other tables too: no rematch (their results are next)"),
         )
     offer = state.rematch
     seat = command.seat

@@ -65,11 +65,11 @@ def new_rows(state: TableState) -> Write:
                            state.secrets.watch, list(state.secrets.invites))  # fmt: skip
 
 
-def load(stored: StoredTable, store: Store, pool: BotPool) -> Table:
-    """A table as its log leaves it: every event applied (:func:`evolve`, as in live
-    play), then its seats' credentials from their rows.
+def state_of(stored: StoredTable) -> tuple[TableState, list[Event]]:
+    """A table's state as its log leaves it (its seats' credentials not yet read), and the
+    log's events.
 
-    :raises IllegalAction: a log this engine refuses (the table is not loaded).
+    :raises IllegalAction: a log this engine refuses.
     """
     settings = Settings(**stored.config)
     hashes = Secrets(stored.host_hash, stored.watch_hash, tuple(stored.invite_hashes))
@@ -77,7 +77,16 @@ def load(stored: StoredTable, store: Store, pool: BotPool) -> Table:
     events = [
         Event(row.seq, payload_of(row.kind, row.data), row.client_id) for row in stored.events
     ]
-    state = evolved(initial, events)
+    return evolved(initial, events), events
+
+
+def load(stored: StoredTable, store: Store, pool: BotPool) -> Table:
+    """A table as its log leaves it: every event applied (:func:`evolve`, as in live
+    play), then its seats' credentials from their rows.
+
+    :raises IllegalAction: a log this engine refuses (the table is not loaded).
+    """
+    state, events = state_of(stored)
     seats = tuple(
         replace(seat, token_hash=token, account=account)
         for seat, token, account in zip(
@@ -99,4 +108,4 @@ def load(stored: StoredTable, store: Store, pool: BotPool) -> Table:
     return table
 
 
-__all__ = ["create", "load", "new_rows", "rematch_of"]
+__all__ = ["create", "load", "new_rows", "rematch_of", "state_of"]

@@ -28,6 +28,7 @@ def describe(state: TableState, seats: list[dict[str, Any]]) -> dict[str, Any]:
         "rematch": None if state.rematch is None else state.rematch.to_json(),
         "takebacks": state.takebacks,
         "daily": settings.daily,  #: ``DAY/SET`` at a table of the daily deals, else null
+        "match": settings.match,  #: ``MATCH/N`` at table N of a team match, else null
     }
 
 
@@ -45,6 +46,7 @@ def lobby_entry(state: TableState, names: list[str | None]) -> dict[str, Any]:
         "seats": [
             {"seat": s, "name": names[s], "bot": seat.bot} for s, seat in enumerate(state.seats)
         ],
+        "match": state.settings.match,
         "deal": None if game is None else game.counted_deals,
         "scores": None if game is None else list(game.scores),
     }

@@ -171,7 +171,7 @@ class TableState:
         game = self.game
         if seat is None or game is None or self.status != TableStatus.PLAYING:
             return 0
-        if self.settings.daily is not None:  # the same deals as everyone's: no second try
+        if self.settings.played_once:  # the same deals as other tables': no second try
             return 0
         if self.seats[seat].bot or any(
             other.bot is None for s, other in enumerate(self.seats) if s != seat
