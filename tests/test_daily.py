@@ -60,6 +60,13 @@ def test_every_table_holds_the_same_cards_at_the_same_place_and_attempt(preset: 
     assert thrown > 0  # some deals were thrown in, and their next attempts still agree
     other = hands_by_key(played("another seed", rules, random.Random(0)))
     assert other["0.0.0"] != seen["0.0.0"]  # another day's seed: other cards
+    # as the daily tables play them (D7's redeal_same): the dealers in step too
+    rules = Ruleset.preset(preset, **daily.in_step(preset, {"hand_sizes": [3, 2, 1]}))
+    dealers: dict[str, int] = {}
+    for n in range(12):
+        game = played("a seed", rules, random.Random(n), passes=0.7)
+        for i, deal in enumerate(game.deals):
+            assert dealers.setdefault(daily.deal_key(game.deals, i), deal.dealer) == deal.dealer
 
 
 def test_a_deals_key_counts_the_deals_played_out_before_it_and_its_attempts() -> None:

@@ -252,3 +252,36 @@ def test_a_review_while_the_solver_is_prepared_is_202_pending_then_given(tmp_pat
             status, answer = request(base, "GET", path, token=token)
         assert status == 200 and answer["players"] == ["Ana", *answer["players"][1:]]
         assert request(base, "GET", "/api")[1]["solver"] == {"ready": True}
+
+
+def test_at_the_daily_deals_a_strong_bot_waits_for_the_solver_and_plays_at_its_own_level(
+    tmp_path: Path,
+) -> None:
+    """The daily deals are compared with everyone's: no bot of theirs ever plays below its
+    level, so while the solver is being prepared its bots think as themselves (in a worker
+    not busy preparing it, or after it), never as the stand-in."""
+    from backalley.server import daily
+
+    async def scenario() -> tuple[Table, GatedPool]:
+        pool = GatedPool()
+        warming = asyncio.ensure_future(pool.warm_up())
+        store = Store(f"sqlite:///{tmp_path / 'db.sqlite'}")
+        tables = Tables(store, pool)
+        tables.daily_secret = b"a secret"
+        chosen = daily.SETS["standard"]
+        settings = Settings(**{**chosen.settings(daily.today()), "pace": 0})
+        table, secrets = await tables.create(settings)
+        for seat in range(4):
+            await table.give_to_bot(seat, chosen.level, secrets["host"])
+        await asyncio.sleep(1.0)  # the solver not ready meanwhile
+        assert not pool.solver_ready.is_set()
+        pool.gate.set()
+        await warming
+        await until(lambda: table.state.status.over, seconds=60)
+        table.stop()
+        store.close()
+        return table, pool
+
+    table, pool = asyncio.run(scenario())
+    assert set(pool.levels) == {"hard"} and not any(table.state.below_level)
+    assert STAND_IN_LEVEL not in pool.levels

@@ -27,9 +27,10 @@ from browser_support import (
     shots,
 )
 from server_support import server
+from test_web_a11y import Audit, axe_source
 
 pytestmark = [needs_chromium, pytest.mark.browser]
-__all__ = ["browser", "server", "shots"]  # fixtures
+__all__ = ["axe_source", "browser", "server", "shots"]  # fixtures
 
 
 def team_a_total(records: list[dict[str, Any]]) -> int:
@@ -46,7 +47,7 @@ def team_a_total(records: list[dict[str, Any]]) -> int:
 
 
 def test_a_team_match_of_people_and_bots_ends_with_the_total_of_both_tables(
-    server: Any, browser: Any, shots: Path
+    server: Any, browser: Any, shots: Path, axe_source: str
 ) -> None:
     ana, bo = Watched(browser, DESKTOP), Watched(browser, PHONE)
     page = ana.page
@@ -60,6 +61,8 @@ def test_a_team_match_of_people_and_bots_ends_with_the_total_of_both_tables(
     page.wait_for_url(re.compile(r"/m/[\w-]+$"))
     match_id = page.url.rsplit("/", 1)[-1]
     page.wait_for_selector(".match-teams .seat-invite")
+    audit = Audit(axe_source, "the team match")
+    audit(page, "a match's page, its seats free")
     # seat 2 of table 2 (index 1) is team A's there: Bo's; bots for the others
     teams = page.locator(".match-teams table tbody tr")
     bo_invite = teams.nth(0).locator("td").nth(1).locator("button.copy").first
@@ -103,11 +106,13 @@ def test_a_team_match_of_people_and_bots_ends_with_the_total_of_both_tables(
     assert shown == str(total), (shown, total)
     assert page.locator(".match-result tbody tr[data-deal]").count() >= 1
     no_overflow(page)
+    audit(page, "a match's page, over")
     page.screenshot(path=shots / "match-desktop.png", full_page=True)
     bo.page.goto(f"{server.base}/m/{match_id}")
     bo.page.wait_for_selector(".match-verdict")
     assert bo.page.locator("[data-total]").get_attribute("data-total") == str(total)
     no_overflow(bo.page)
+    audit(bo.page, "a match's page, over, on a phone")
     bo.page.screenshot(path=shots / "match-phone.png", full_page=True)
     # the other table's record, read through one's own
     bo.page.locator(".match-deals a.button").first.click()

@@ -8,10 +8,10 @@ in the database, so that every node of a cluster deals the same cards. A deal is
 place (how many deals were played out before it), its kind and its attempt (how many times
 in a row it was thrown in, all pass or renig), as the arena keys its duplicate deals: a
 table where a deal was thrown in plays the next attempt, which every other table that threw
-it in plays too, and the deals after it hold the same cards as everyone's. A throw-in for
-all passing moves the deal on to the next dealer (D1), and with it the order of bidding and
-the opening lead; so a deal's result is compared with the tables where it came with the same
-dealer (:func:`result_key`).
+it in plays too, and the deals after it hold the same cards as everyone's. The same dealer
+deals again after a throw-in (a renig's D6, and all passing under D7's ``redeal_same``, which
+:func:`in_step` sets), so that the dealers stay in step too; a deal's result is compared by
+its key and dealer all the same (:func:`result_key`).
 """
 
 from __future__ import annotations
@@ -49,11 +49,23 @@ class DailySet:
 
     def settings(self, day: str) -> dict[str, Any]:
         """The table's settings (:class:`~backalley.server.settings.Settings`) for ``day``."""
+        options = in_step(self.rules, {"hand_sizes": list(self.hand_sizes)})
         return {
-            "rules": self.rules, "options": {"hand_sizes": list(self.hand_sizes)},
+            "rules": self.rules, "options": options,
             "level": self.level, "pace": PACE, "grace": 3600.0, "turn_timer": None,
             "public": False, "daily": f"{day}/{self.name}",
         }  # fmt: skip
+
+
+def in_step(rules: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` such that a deal thrown in because everyone passed is dealt again by the
+    same dealer (D7's ``redeal_same`` for its ``redeal``): tables that play the same deals
+    then keep their dealers in step whatever each throws in."""
+    from backalley.rules import Ruleset
+
+    if Ruleset.preset(rules, **options).all_pass == "redeal":
+        return {**options, "all_pass": "redeal_same"}
+    return options
 
 
 #: The sets offered each day: a short ``standard`` game and a longer ``bab`` one.
@@ -241,6 +253,7 @@ __all__ = [
     "day_seed",
     "deal_key",
     "dealer",
+    "in_step",
     "load_secret",
     "parse_day",
     "result_key",

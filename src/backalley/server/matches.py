@@ -4,7 +4,9 @@ at table 1 the cards team B holds at table 2 — so that the luck of the cards c
 
 Both tables deal from the match's seed (an HMAC of its id under the server's secret, as the
 daily deals), each deal keyed by its place, kind and attempt: a deal thrown in at one table
-is dealt again there as its next attempt, the same cards as the other table's next attempt.
+is dealt again there as its next attempt, the same cards as the other table's next attempt,
+and by the same dealer (a match plays D7's ``redeal_same`` where its rules say ``redeal``),
+so that both tables' later deals stay in step.
 Team A is side 0 at table 1 and side 1 at table 2. A deal's result for team A is its points
 less team B's at each table, summed over both tables; it is counted once both tables have
 played it with the same dealer (the key and dealer of :func:`daily.result_key`). The match's
@@ -95,6 +97,7 @@ async def create(request: Request) -> Response:
     from backalley.server.app import links_of  # the tables' links, as POST /api/tables
 
     settings = Settings.checked(await body(request))
+    settings = replace(settings, options=daily.in_step(settings.rules, settings.options))
     if settings.ruleset().num_players != 4:
         raise TableError("bad_rules", N_("a team match is for two partnerships of two"))
     quota = request.app.state.quota

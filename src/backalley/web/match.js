@@ -31,7 +31,7 @@ function marginText(points) {
   return points > 0 ? `+${points}` : String(points);
 }
 
-function teamsPanel(match, tables) {
+function teamsPanel(match, tables, redraw) {
   const panel = element("section", { class: "panel match-teams", "aria-labelledby": "teams-title" }, element("h2", { id: "teams-title", text: t("Teams") }));
   const grid = element("table", { class: "board teams" }, element("caption", { class: "sr", text: t("who plays for each team at each table") }));
   const head = element("tr", {}, element("th", { scope: "col", text: t("team") }));
@@ -46,7 +46,7 @@ function teamsPanel(match, tables) {
         const seat = match.seats[team][index][k];
         const mine = tables[index];
         if (who) cell.append(element("span", { class: "who", text: who }));
-        else if (mine && mine.host) cell.append(seatInvite(match.tables[index].id, seat, mine, match.level));
+        else if (mine && mine.host) cell.append(seatInvite(match.tables[index].id, seat, mine, match.level, redraw));
         else cell.append(element("span", { class: "quiet", text: t("free seat") }));
         if (k === 0) cell.append(" & ");
       });
@@ -67,11 +67,17 @@ function teamsPanel(match, tables) {
   return panel;
 }
 
-function seatInvite(tableId, seat, mine, level) {
+function seatInvite(tableId, seat, mine, level, redraw) {
   const wrap = element("span", { class: "seat-invite" });
   wrap.append(copyButton(mine.invites[seat], t("invite for seat {n}", { n: seat + 1 })));
   const bot = element("button", { type: "button", class: "quiet-button", text: t("a bot") });
-  bot.addEventListener("click", () => call("POST", `/api/tables/${tableId}/seats/${seat}/bot`, { level }, mine.host).catch((e) => toast(e.message)));
+  bot.addEventListener("click", () => {
+    bot.disabled = true;
+    call("POST", `/api/tables/${tableId}/seats/${seat}/bot`, { level }, mine.host).then(redraw, (e) => {
+      toast(e.message);
+      bot.disabled = false;
+    });
+  });
   wrap.append(bot);
   return wrap;
 }
@@ -112,6 +118,7 @@ export async function renderMatch(main, matchId) {
   let timer = null;
   let stopped = false;
   const draw = async () => {
+    clearTimeout(timer);
     let match;
     try {
       match = await call("GET", `/api/matches/${matchId}`);
@@ -123,7 +130,7 @@ export async function renderMatch(main, matchId) {
     const tables = match.tables.map((table) => known[table.id] || null);
     const head = element("section", { class: "panel match-head" }, element("h1", { text: t("Team match") }),
       element("p", { text: t("Two tables play the same deals, the seats turned: team A holds at table 1 the cards team B holds at table 2.") }));
-    main.replaceChildren(element("div", { class: "match-page" }, head, teamsPanel(match, tables), dealsPanel(match, tables)));
+    main.replaceChildren(element("div", { class: "match-page" }, head, teamsPanel(match, tables, draw), dealsPanel(match, tables)));
     if (!match.over && !stopped) timer = setTimeout(draw, EVERY);
   };
   await draw();
