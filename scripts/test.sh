@@ -56,7 +56,7 @@ echo "== lint, types and numba's caches in ${SECONDS} s"
 # than they compute.
 echo "== tests, engine compiled"
 .venv/bin/python -c "import backalley, sys; print('compiled:', backalley.COMPILED)"
-.venv/bin/pytest -n 4 -q
+.venv/bin/pytest -n 4 -q --durations=12
 echo "== tests, engine compiled, in ${SECONDS} s"
 echo "== tests, engine as plain Python"
 # The solver-versus-brute-force test ran above; as plain Python it only takes longer. So did

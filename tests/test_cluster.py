@@ -773,3 +773,58 @@ def test_the_database_refusing_the_nodes_for_five_seconds_loses_nothing(
     assert all(n.process.poll() is None for n in nodes)
     for node in nodes:  # the outage is said in a line or two, never as a failure
         assert "Traceback" not in "".join(node.output), "".join(node.output)[-3000:]
+
+
+def test_daily_tries_and_a_team_match_move_between_nodes_with_their_cards(
+    nodes: list[Server],
+) -> None:
+    """The daily deals' secret is the database's (the environment names none), so each node
+    deals the day's cards alike; a try and a match whose node stops go on on another, and
+    their results are there."""
+    from backalley.record import read_record, replay
+    from backalley.server import daily
+
+    assert "BACKALLEY_DAILY_SECRET" not in os.environ
+    owner, second, third = nodes
+    bases = [n.base for n in nodes]
+    status, first_try = http(owner.base, "POST", "/api/daily/standard", {"name": "Lea", "pace": 0})
+    assert status == 201, first_try
+    status, match = http(owner.base, "POST", "/api/matches",
+                         {"hand_sizes": [3, 2, 1], "pace": 0.2, "level": "easy"})  # fmt: skip
+    assert status == 201, match
+    for table in match["tables"]:
+        for seat in range(4):
+            status, _ = http(owner.base, "POST", f"/api/tables/{table['id']}/seats/{seat}/bot",
+                             {"level": "easy"}, token=table["host"])  # fmt: skip
+            assert status == 200
+    player = Roamer(bases, first_try["id"], token=first_try["token"], seed=3)
+
+    async def stop_after_a_few_moves() -> None:
+        while len(player.acked) < 2:
+            await asyncio.sleep(0.01)
+        owner.process.terminate()  # SIGTERM: its tables handed over, then it exits
+        await asyncio.to_thread(owner.process.wait, 30)
+
+    async def scenario() -> None:
+        await asyncio.gather(stop_after_a_few_moves(), player.run())
+
+    run(scenario())
+    assert owner.process.returncode == 0, "".join(owner.output)
+    status, later = http(third.base, "POST", "/api/daily/standard", {"name": "Max", "pace": 0})
+    assert status == 201
+    run(Roamer([third.base, second.base], later["id"], token=later["token"], seed=4).run())
+    games = [replay(read_record(finished_record(second.base, t["id"], t["token"])))
+             for t in (first_try, later)]  # fmt: skip
+    hands = [{daily.deal_key(g.deals, i): d.hands for i, d in enumerate(g.deals)} for g in games]
+    assert hands[0]["0.0.0"] == hands[1]["0.0.0"]  # dealt on two nodes, from one secret
+    status, seen = http(third.base, "GET", f"/api/daily/{daily.today()}/standard")
+    assert status == 200 and seen["players"] == 0  # two guests: nobody ranked
+    status, mine = http(third.base, "GET",
+                        f"/api/daily/{daily.today()}/standard?table={first_try['id']}",
+                        token=first_try["token"])  # fmt: skip
+    assert status == 200 and mine["you"]["finished"] and len(mine["deals"]) == len(games[0].deals)
+    deadline = time.monotonic() + 120  # the match's bots play on, on the nodes left
+    while not (shown := http(second.base, "GET", f"/api/matches/{match['id']}")[1])["over"]:
+        assert time.monotonic() < deadline, shown
+        time.sleep(0.3)
+    assert shown["deals"] and shown["total"] == sum(d["difference"] for d in shown["deals"])

@@ -226,10 +226,11 @@ async def _viewer(request: Request, day: str, set_name: str) -> tuple[str | None
     token = bearer(request)
     if table_id and token:
         may_guess(request)
-        table = await request.app.state.tables.get(table_id)
-        same = table is not None and table.settings.daily == f"{day}/{set_name}"
-        if same and table is not None and table.state.opens(token):
-            return table.id, table.state.status == TableStatus.FINISHED
+        from backalley.server.matches import opened_settings
+
+        found = await store.transaction(lambda c: opened_settings(c, table_id, token, None))
+        if found is not None and found[0].daily == f"{day}/{set_name}":
+            return table_id, found[1] == TableStatus.FINISHED
     return None, False
 
 

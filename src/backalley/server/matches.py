@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Connection
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -30,11 +31,13 @@ from backalley.cards import N_
 from backalley.engine import Game
 from backalley.server import daily
 from backalley.server.account_routes import account_of
+from backalley.server.credentials import matches
 from backalley.server.limits import address_of
 from backalley.server.requests import bearer, body
 from backalley.server.settings import Settings, TableError
 from backalley.server.statuses import TableStatus
-from backalley.server.store import Store, matches
+from backalley.server.store import Store, game_players, seats, tables
+from backalley.server.store import matches as match_rows
 from backalley.server.store.writes import NewMatch
 from backalley.server.table import Table, making
 from backalley.server.table.state import TableState
@@ -151,7 +154,7 @@ async def show(request: Request) -> Response:
     match_id = request.path_params["match_id"]
     store: Store = request.app.state.tables.store
     row = await store.transaction(
-        lambda c: c.execute(select(matches).where(matches.c.id == match_id)).first()
+        lambda c: c.execute(select(match_rows).where(match_rows.c.id == match_id)).first()
     )
     if row is None:
         raise TableError("no_match", N_("there is no such team match"))
@@ -176,29 +179,58 @@ async def show(request: Request) -> Response:
     })  # fmt: skip
 
 
+def opened_settings(
+    connection: Connection, table_id: str, token: str | None, account: str | None
+) -> tuple[Settings, str] | None:
+    """The settings and status of table ``table_id`` if ``token`` (a seat's, the host's or
+    the watch code) or ``account`` (one of its seats', now or having left) opens it, else
+    ``None``: read from the store, so that any node answers alike, whichever holds it."""
+    row = connection.execute(
+        select(tables.c.config, tables.c.status, tables.c.host_hash, tables.c.watch_hash).where(
+            tables.c.id == table_id
+        )
+    ).first()
+    if row is None:
+        return None
+    held = connection.execute(
+        select(seats.c.token_hash, seats.c.account_id).where(seats.c.table_id == table_id)
+    ).all()
+    opened = False
+    for stored in (row.host_hash, row.watch_hash, *(s.token_hash for s in held)):
+        opened |= matches(token, stored)  # all of them: no early exit to time
+    if not opened and account is not None:
+        opened = (
+            any(s.account_id == account for s in held)
+            or connection.execute(
+                select(game_players.c.table_id).where(
+                    game_players.c.table_id == table_id, game_players.c.account_id == account
+                )
+            ).first()
+            is not None
+        )
+    return (Settings(**json.loads(row.config)), row.status) if opened else None
+
+
 async def may_read_twin(request: Request, table: Table) -> bool:
     """Whether the reader may see ``table``, finished, through ``?via=ID``: their own finished
     table that played the same deals (a try at the same day's daily deals, or the other
     table of the same team match), which their token or account opens."""
     via = request.query_params.get("via")
-    if not via or table.state.status != TableStatus.FINISHED:
+    if not via or via == table.id or table.state.status != TableStatus.FINISHED:
         return False
-    settings = table.settings
-    own = await request.app.state.tables.get(via)
-    if own is None or own.state.status != TableStatus.FINISHED or own.id == table.id:
+    store: Store = request.app.state.tables.store
+    token, account = bearer(request), account_of(request)
+    found = await store.transaction(lambda c: opened_settings(c, via, token, account))
+    if found is None or found[1] != TableStatus.FINISHED:
         return False
-    same_daily = settings.daily is not None and own.settings.daily == settings.daily
+    own, settings = found[0], table.settings
+    same_daily = settings.daily is not None and own.daily == settings.daily
     same_match = (
         settings.match is not None
-        and own.settings.match is not None
-        and own.settings.match.split("/")[0] == settings.match.split("/")[0]
+        and own.match is not None
+        and own.match.split("/")[0] == settings.match.split("/")[0]
     )
-    if not (same_daily or same_match):
-        return False
-    account = account_of(request)
-    return own.may_read(bearer(request), account) or (
-        account is not None and await own.played_by(account)
-    )
+    return same_daily or same_match
 
 
 ROUTES = [
@@ -206,4 +238,12 @@ ROUTES = [
     Route("/api/matches/{match_id}", show),
 ]
 
-__all__ = ["ROUTES", "SIDES", "TEAMS", "deal_by_deal", "may_read_twin", "team_seats"]
+__all__ = [
+    "ROUTES",
+    "SIDES",
+    "TEAMS",
+    "deal_by_deal",
+    "may_read_twin",
+    "opened_settings",
+    "team_seats",
+]

@@ -4,6 +4,7 @@
 import { call, credentialOf, remember, remembered } from "./api.js";
 import { element, keepName, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { setting } from "./settings.js";
 
 const RULES = () => ({ standard: t("standard rules"), bab: t("bab-online's rules") });
 
@@ -62,9 +63,12 @@ export async function dailyPanel(name, go) {
   return section;
 }
 
+// The bots' pace at one's daily table, from how quickly this player likes the game to go.
+const PACES = { slower: 1, normal: 0.6, fast: 0.3, tap: 0.6 };
+
 async function startDaily(setName, name, go) {
   const kept = keepName(name);
-  const started = await call("POST", `/api/daily/${setName}`, { name: kept });
+  const started = await call("POST", `/api/daily/${setName}`, { name: kept, pace: PACES[setting("speed")] ?? 0.6 });
   if (started.token) remember(started.id, { seat: started.seat, token: started.token, name: kept, daily: started.daily, ranked: started.ranked });
   go(`/t/${started.id}`);
 }
