@@ -40,6 +40,9 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
 # build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
+# PyTorch first, without compiling its thousands of modules to bytecode (20 s of the setup):
+# only the Stable-Baselines3 tests import it, in one process.
+.venv/bin/python -m pip install -q --no-compile torch==2.13.0
 .venv/bin/python -m pip install -q torch==2.13.0 -e '.[test,sb3,ray]'
 echo "== set up in ${SECONDS} s"
 # numba compiles the solver and the research environment's rules once, into this clone's
