@@ -66,8 +66,9 @@ echo "== tests, engine as plain Python"
 # the browser tests (the page is the same whichever way the engine is built) and the tests of
 # several server nodes (how they share tables is too), the server over the wire (what it sends
 # and keeps are the engine's views and records, tested in both builds by the engine's own
-# tests), the arena on Ray (its games are the arena's), and the research environment's
-# documented examples (they show the docs true).
-BACKALLEY_PURE=1 .venv/bin/pytest -n 4 -q \
-  -m "not brute_force and not browser and not cluster and not server and not examples and not ray"
+# tests), the arena on Ray (its games are the arena's), the research environment's
+# documented examples (they show the docs true), and whole games between search bots played
+# to measure them (who wins is the bots', whose every move the engine checks in both builds).
+BACKALLEY_PURE=1 .venv/bin/pytest -n 4 -q -m "not brute_force and not browser and not cluster \
+and not server and not examples and not ray and not strength"
 echo "== everything in ${SECONDS} s"

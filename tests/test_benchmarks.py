@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ BENCHMARKS = Path(__file__).parents[1] / "benchmarks"
 headroom = load_benchmark("headroom")
 
 
+@pytest.mark.strength
 @settings(max_examples=25, deadline=None)
 @given(
     st.integers(0, 2**32),

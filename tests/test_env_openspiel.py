@@ -80,6 +80,7 @@ def test_a_resampled_state_is_one_the_player_cannot_tell_from_its_own() -> None:
     assert differed > 100
 
 
+@pytest.mark.strength
 @pytest.mark.parametrize("name", ["openspiel-ismcts", "openspiel-mcts"])
 def test_openspiels_search_bots_play_whole_games_at_our_table(name: str) -> None:
     for seed in range(3):
@@ -90,6 +91,7 @@ def test_openspiels_search_bots_play_whole_games_at_our_table(name: str) -> None
         assert verify(write_record(game)).exit_code == 0
 
 
+@pytest.mark.strength
 def test_ismcts_beats_random_play() -> None:
     """Not a strength table (that is the README's arena): a sign the search works at all.
     Each deal is played both ways round, so that the cards' luck cancels (six deals one way
