@@ -92,3 +92,26 @@ def test_two_tables_play_the_same_deals_and_the_total_is_the_sum_of_the_margins(
     assert status == 404 and refused["code"] == "no_match"
     status, refused = http(base, "POST", "/api/matches", {"rules": "classic3"})
     assert status == 400 and refused["code"] == "bad_rules"
+
+
+def test_a_public_matchs_tables_wait_in_the_lobby_and_are_joined_from_it(server: Any) -> None:
+    base = server.base
+    status, match = http(base, "POST", "/api/matches", {"hand_sizes": [1], "public": True})
+    assert status == 201
+    ids = {t["id"]: n + 1 for n, t in enumerate(match["tables"])}
+    status, lobby = http(base, "GET", "/api/lobby")
+    waiting = {e["id"]: e for e in lobby["waiting"] if e["id"] in ids}
+    assert {i: e["match"] for i, e in waiting.items()} == {
+        i: f"{match['id']}/{n}" for i, n in ids.items()
+    }
+    second = match["tables"][1]["id"]
+    status, taken = http(base, "POST", f"/api/tables/{second}/join", {"name": "Cleo"})
+    assert status == 201 and taken["seat"] == 0  # table 2's seat 0: team B's there
+    status, shown = http(base, "GET", f"/api/matches/{match['id']}")
+    assert shown["teams"]["B"][1] == ["Cleo", None]
+    first = match["tables"][0]
+    for seat in range(4):
+        http(base, "POST", f"/api/tables/{first['id']}/seats/{seat}/bot", {"level": "easy"},
+             token=first["host"])  # fmt: skip
+    status, lobby = http(base, "GET", "/api/lobby")
+    assert first["id"] not in {e["id"] for e in lobby["waiting"] + lobby["playing"]}
