@@ -76,9 +76,7 @@ def test_the_env_page_ray_commands_run_on_the_two_nodes(cluster: str, tmp_path: 
     done = subprocess.run([str(BIN / "backalley"), *words[1:], "--out", "match"],
                           capture_output=True, text=True, timeout=300, cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert (
-        "Played on 1 Ray node" in done.stdout and len(list((tmp_path / "match").iterdir())) == 8
-    )
+    assert "Played on 1 Ray node" in done.stdout and len(list((tmp_path / "match").iterdir())) == 8
     assert benchmark.startswith("python benchmarks/arena_ray.py ")
     words = benchmark.replace("--games 40", "--games 4").split()[1:]
     words[words.index("--hand-sizes") + 1] = "3,2,1"
