@@ -7,6 +7,7 @@ subprocess instead."""
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import threading
 import time
@@ -42,6 +43,18 @@ def running(url: str, **options: Any) -> Iterator[Live]:
     """:func:`live`, as a :class:`Live`."""
     with live(url, **options) as base:
         yield Live(base, url)
+
+
+@contextlib.contextmanager
+def running_daily(url: str, secret: str, **options: Any) -> Iterator[Live]:
+    """:func:`running`, its daily deals dealt from ``secret`` (``BACKALLEY_DAILY_SECRET``,
+    which the server reads as it starts): the same cards for the test as for the server."""
+    os.environ["BACKALLEY_DAILY_SECRET"] = secret
+    try:
+        with running(url, **options) as held:
+            yield held
+    finally:
+        del os.environ["BACKALLEY_DAILY_SECRET"]
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from backalley.rules import PASS, Ruleset
 from backalley.server import daily
 from backalley.server.client import Member, Seat
 from backalley.server.client import request as http
-from live_support import running
+from live_support import running_daily
 from server_support import database, finished_record, play_randomly, run
 
 
@@ -126,13 +126,9 @@ def test_the_daily_seed_is_the_secrets_and_the_days() -> None:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    folder = tmp_path_factory.mktemp("daily")
-    os.environ["BACKALLEY_DAILY_SECRET"] = "the tests' daily secret"
-    try:
-        with running(database("sqlite", folder), sign_ins_per_minute=1000) as held:
-            yield held
-    finally:
-        del os.environ["BACKALLEY_DAILY_SECRET"]
+    url = database("sqlite", tmp_path_factory.mktemp("daily"))
+    with running_daily(url, "the tests' daily secret", sign_ins_per_minute=1000) as held:
+        yield held
 
 
 def play_tries(base: str, tries: list[dict[str, Any]]) -> None:

@@ -7,7 +7,6 @@ the home page's panel and the results page."""
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +28,7 @@ from browser_support import (
     playwright_api,
     shots,
 )
-from live_support import running
+from live_support import running_daily
 from server_support import database
 from test_web_a11y import Audit, axe_source
 
@@ -39,13 +38,9 @@ __all__ = ["axe_source", "browser", "shots"]  # fixtures
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    folder = tmp_path_factory.mktemp("daily")
-    os.environ["BACKALLEY_DAILY_SECRET"] = "the browser tests' daily secret"
-    try:
-        with running(database("sqlite", folder), sign_ins_per_minute=1000) as held:
-            yield held
-    finally:
-        del os.environ["BACKALLEY_DAILY_SECRET"]
+    url = database("sqlite", tmp_path_factory.mktemp("daily"))
+    with running_daily(url, "the browser tests' daily secret", sign_ins_per_minute=1000) as held:
+        yield held
 
 
 def sign_up(page: Any, base: str, name: str) -> None:

@@ -49,6 +49,7 @@ from backalley.server.limits import (
     Quota,
     address_of,
     may_guess,
+    may_make_tables,
 )
 from backalley.server.matches import ROUTES as MATCH_ROUTES
 from backalley.server.matches import may_read_twin
@@ -126,16 +127,7 @@ def links_of(request: Request, table: Table, secrets_: dict[str, Any]) -> dict[s
 
 async def create_table(request: Request) -> Response:
     settings = Settings.checked(await body(request))
-    quota: Quota = request.app.state.quota
-    quota.refuse(
-        address_of(request),
-        "too_many",
-        N_(
-            "too many new tables from this address ({limit} a minute at most): "
-            "try again in {seconds} s"
-        ),
-        limit=quota.burst,
-    )
+    may_make_tables(request)
     table, secrets_ = await request.app.state.tables.create(settings)
     return JSONResponse(links_of(request, table, secrets_), status_code=201)
 

@@ -105,18 +105,22 @@ def day_seed(secret: bytes, daily: str) -> str:
     return hmac.new(secret, daily.encode(), hashlib.sha256).hexdigest()
 
 
-def deal_key(deals: Sequence[Any], index: int) -> str:
-    """The key of deal ``index`` of a game's deals: ``PLACE.KIND.ATTEMPT`` — how many deals
-    were played out before it, its kind, and how many times in a row just before it a deal
-    of its kind was thrown in."""
-    place = sum(1 for deal in deals[:index] if deal.thrown_in is None)
-    kind = int(deals[index].kind)
+def key_after(before: Sequence[Any], kind: int) -> str:
+    """The key of a deal of ``kind`` dealt after the deals ``before``: ``PLACE.KIND.ATTEMPT``
+    — how many deals were played out before it, its kind, and how many times in a row just
+    before it a deal of its kind was thrown in."""
+    place = sum(1 for deal in before if deal.thrown_in is None)
     attempt = 0
-    for deal in reversed(deals[:index]):
+    for deal in reversed(before):
         if deal.thrown_in is None or int(deal.kind) != kind:
             break
         attempt += 1
     return f"{place}.{kind}.{attempt}"
+
+
+def deal_key(deals: Sequence[Any], index: int) -> str:
+    """The key of deal ``index`` of a game's deals (:func:`key_after`)."""
+    return key_after(deals[:index], int(deals[index].kind))
 
 
 def result_key(deals: Sequence[Any], index: int) -> str:
@@ -131,14 +135,8 @@ def dealer(seed: str) -> Callable[[Game], None]:
 
     def deal(game: Game) -> None:
         kind, _size, _seats = game.next_deal()
-        place = sum(1 for d in game.deals if d.thrown_in is None)
-        attempt = 0
-        for d in reversed(game.deals):
-            if d.thrown_in is None or d.kind != kind:
-                break
-            attempt += 1
         first = random.Random(f"{seed}/dealer").randrange(game.num_players)
-        game.deal_from(random.Random(f"{seed}/{place}.{int(kind)}.{attempt}"), first)
+        game.deal_from(random.Random(f"{seed}/{key_after(game.deals, int(kind))}"), first)
 
     return deal
 
@@ -254,6 +252,7 @@ __all__ = [
     "deal_key",
     "dealer",
     "in_step",
+    "key_after",
     "load_secret",
     "parse_day",
     "result_key",

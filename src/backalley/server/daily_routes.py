@@ -19,7 +19,8 @@ from starlette.routing import Route
 from backalley.cards import N_
 from backalley.server import daily
 from backalley.server.account_routes import account_of, session_of
-from backalley.server.limits import address_of, may_guess
+from backalley.server.limits import may_guess, may_make_tables
+from backalley.server.matches import opened_settings
 from backalley.server.requests import bearer, body
 from backalley.server.settings import Settings, TableError, check_name
 from backalley.server.statuses import TableStatus
@@ -61,7 +62,7 @@ async def start(request: Request) -> Response:
     session = session_of(request)
     account = None if session is None else session.account.id
     name = check_name(data.get("name") if session is None else session.account.name)
-    day = today_of(request)
+    day = daily.today()
     store: Store = request.app.state.tables.store
     ranked = False
     if account is not None:
@@ -72,13 +73,7 @@ async def start(request: Request) -> Response:
                        "resumed": True, "daily": f"{day}/{chosen.name}"}  # fmt: skip
             return JSONResponse(resumed)
         ranked = ranked_try is None
-    quota = request.app.state.quota
-    quota.refuse(
-        address_of(request), "too_many",
-        N_("too many new tables from this address ({limit} a minute at most): "
-           "try again in {seconds} s"),
-        limit=quota.burst,
-    )  # fmt: skip
+    may_make_tables(request)
     settings = replace(Settings(**chosen.settings(day)), pace=_pace(data))
     label = f"{day}/{chosen.name}"
     try:
@@ -111,15 +106,9 @@ def _pace(data: dict[str, Any]) -> float:
     return float(pace)
 
 
-def today_of(request: Request) -> str:
-    """Today (UTC), or the day the app was told to take for today (tests)."""
-    fixed: str | None = getattr(request.app.state, "daily_today", None)
-    return fixed or daily.today()
-
-
 async def sets(request: Request) -> Response:
     """Today's sets, how many have finished each, and the viewer's tries at them."""
-    day = today_of(request)
+    day = daily.today()
     account = account_of(request)
 
     def read(connection: Connection) -> dict[str, Any]:
@@ -226,8 +215,6 @@ async def _viewer(request: Request, day: str, set_name: str) -> tuple[str | None
     token = bearer(request)
     if table_id and token:
         may_guess(request)
-        from backalley.server.matches import opened_settings
-
         found = await store.transaction(lambda c: opened_settings(c, table_id, token, None))
         if found is not None and found[0].daily == f"{day}/{set_name}":
             return table_id, found[1] == TableStatus.FINISHED
@@ -252,7 +239,7 @@ async def results(request: Request) -> Response:
     answer: dict[str, Any] = {
         "day": day, "set": chosen.name, "rules": chosen.rules,
         "hand_sizes": list(chosen.hand_sizes), "level": chosen.level,
-        "today": day == today_of(request), "players": len(ranking),
+        "today": day == daily.today(), "players": len(ranking),
         "ranking": [
             {"rank": ranks[e.id], "position": position, "name": e.name, "account": e.account,
              "score": _percent(e.score), "you": e.id == mine,
@@ -336,4 +323,4 @@ ROUTES = [
     Route("/api/daily/{day}/{set}", results),
 ]
 
-__all__ = ["ROUTES", "Kept", "Standings", "today_of"]
+__all__ = ["ROUTES", "Kept", "Standings"]

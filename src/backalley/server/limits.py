@@ -134,6 +134,22 @@ def wrong_guess(connection: Request | WebSocket) -> None:
     connection.app.state.guesses.take(address_of(connection))
 
 
+def may_make_tables(request: Request, count: int = 1) -> None:
+    """Refuse ``count`` new tables from an address over its limit (``POST /api/tables``, a
+    daily try, a team match's two).
+
+    :raises TableError: ``too_many``.
+    """
+    quota: Quota = request.app.state.quota
+    for _ in range(count):
+        quota.refuse(
+            address_of(request), "too_many",
+            N_("too many new tables from this address ({limit} a minute at most): "
+               "try again in {seconds} s"),
+            limit=quota.burst,
+        )  # fmt: skip
+
+
 __all__ = [
     "BOT_DECISIONS_PER_MINUTE",
     "GUESSES_PER_MINUTE",
@@ -143,5 +159,6 @@ __all__ = [
     "Quota",
     "address_of",
     "may_guess",
+    "may_make_tables",
     "wrong_guess",
 ]

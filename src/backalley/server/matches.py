@@ -32,7 +32,7 @@ from backalley.engine import Game
 from backalley.server import daily
 from backalley.server.account_routes import account_of
 from backalley.server.credentials import matches
-from backalley.server.limits import address_of
+from backalley.server.limits import may_make_tables
 from backalley.server.requests import bearer, body
 from backalley.server.settings import Settings, TableError
 from backalley.server.statuses import TableStatus
@@ -103,14 +103,7 @@ async def create(request: Request) -> Response:
     settings = replace(settings, options=daily.in_step(settings.rules, settings.options))
     if settings.ruleset().num_players != 4:
         raise TableError("bad_rules", N_("a team match is for two partnerships of two"))
-    quota = request.app.state.quota
-    for _ in range(2):
-        quota.refuse(
-            address_of(request), "too_many",
-            N_("too many new tables from this address ({limit} a minute at most): "
-               "try again in {seconds} s"),
-            limit=quota.burst,
-        )  # fmt: skip
+    may_make_tables(request, 2)
     match_id = secrets.token_urlsafe(6)
     tables = request.app.state.tables
     first, first_secrets = await tables.create(replace(settings, match=f"{match_id}/1"))
