@@ -53,13 +53,10 @@ def test_no_game_or_deal_is_reachable_from_a_view():
         assert not other_hands & {o for o in found if type(o) is int}
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    rulesets(),
-    st.integers(0, 2**32),
-    st.sampled_from(sorted([*BOTS, "openspiel-ismcts", "openspiel-mcts"])),
-)
-def test_bots_always_act_legally(rules, seed, name):
+@pytest.mark.parametrize("name", sorted([*BOTS, "openspiel-ismcts", "openspiel-mcts"]))
+@settings(max_examples=8, deadline=None)
+@given(rulesets(), st.integers(0, 2**32))
+def test_bots_always_act_legally(name, rules, seed):
     # The searching bots with a small budget (what they may play does not depend on it):
     # tests/test_pimc.py and tests/test_env_openspiel.py try their real settings.
     if name == "pimc":

@@ -30,6 +30,8 @@ from backalley.tui.session import SEATING, Session, hand_order
 from backalley.tui.table import TableScreen
 from support import deal, game_of
 
+pytestmark = pytest.mark.terminal
+
 SIZE = (110, 34)
 
 

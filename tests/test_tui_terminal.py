@@ -12,9 +12,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from backalley.record import verify
 from backalley.tui.session import Session, hand_order
 from backalley.view import SeatView
+
+pytestmark = pytest.mark.terminal
 
 PROGRAM = Path(sys.executable).with_name("backalley")
 
