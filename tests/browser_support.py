@@ -82,14 +82,21 @@ class Watched:
 
     def new_page(self) -> Any:
         page = self.context.new_page()
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        page.on(
+            "console",
+            lambda m: (
+                self.errors.append(f"{m.text} ({m.location.get('url')})")
+                if m.type == "error"
+                else None
+            ),
+        )
         page.on("pageerror", lambda e: self.errors.append(str(e)))
         page.set_default_timeout(LONG)
         return page
 
     def close(self) -> None:
         self.context.close()
-        assert self.errors == []
+        assert self.errors == [], self.errors
 
 
 def no_overflow(page: Any) -> None:

@@ -70,14 +70,18 @@ class Audit:
 
 
 def bid_highest(page: Any) -> bool:
-    """Make the highest number bid the page offers, if it offers one; whether it did."""
-    numbers = page.eval_on_selector_all(
-        ".bids button[data-bid]:not([aria-disabled])",
-        "els => els.map(e => e.dataset.bid).filter(b => /^[0-9]+$/.test(b))",
+    """Make the highest bid the page offers (board above any number, P1), if it offers a
+    bid; whether it did."""
+    offered = page.eval_on_selector_all(
+        ".bids button[data-bid]:not([aria-disabled])", "els => els.map(e => e.dataset.bid)"
     )
-    if not numbers:
+    numbers = [b for b in offered if b.isdigit()]
+    if "board" in offered:
+        highest = "board"
+    elif numbers:
+        highest = max(numbers, key=int)
+    else:
         return False
-    highest = max(numbers, key=int)
     try:  # the page may have been redrawn since: then it is no longer our turn
         page.click(f".bids button[data-bid='{highest}']", timeout=2000)
     except playwright_api.TimeoutError:
@@ -86,10 +90,10 @@ def bid_highest(page: Any) -> bool:
 
 
 def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
-    """Play a game of two short deals (2 cards, then 1) against bots, auditing each table state
+    """Play a game of two deals of 2 cards against bots, auditing each table state
     as it comes (the pause after a trick waits for a tap, so that the finished trick can be
     audited)."""
-    table, token = against_bots(base, hand_sizes=[2, 1], pace=0.1)
+    table, token = against_bots(base, hand_sizes=[2, 2], pace=0.1)
     sit(page, base, table["id"], 0, token, "Ana")
     seen: set[str] = set()
 
@@ -114,7 +118,7 @@ def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
             page.click("#tab-sheet")
         if page.locator(".bids button").count():
             once("bidding")
-            if bid_highest(page):  # the highest bid leads the first trick (P1): "our lead"
+            if bid_highest(page):  # the highest bid leads to the first trick (P1): our lead
                 page.wait_for_timeout(50)
                 continue
         elif page.locator(".hand .card.legal").count():

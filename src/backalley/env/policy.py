@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,20 @@ class Policy:
         ]
         weights[-1] *= 0.01  # near-uniform choices to begin with
         biases = [np.zeros(b, dtype=np.float32) for b in sizes[1:]]
+        return cls(weights, biases, encoding)
+
+    @classmethod
+    def from_layers(
+        cls, layers: Sequence[tuple[np.ndarray, np.ndarray]], encoding: str = "compact"
+    ) -> Policy:
+        """A policy of linear layers given as PyTorch's ``nn.Linear`` keeps them, ``(weight
+        [out, in], bias [out])``, with ReLU between them: how a network trained elsewhere (an
+        SB3 actor, a CleanRL agent) becomes a file the arena and the server's tables play."""
+        weights = [np.ascontiguousarray(np.asarray(w, dtype=np.float32).T) for w, _ in layers]
+        biases = [np.asarray(b, dtype=np.float32).copy() for _, b in layers]
+        for k, (w, b) in enumerate(zip(weights, biases, strict=True)):
+            if b.shape != (w.shape[1],) or (k and w.shape[0] != weights[k - 1].shape[1]):
+                raise ValueError(f"layer {k}: weight {w.T.shape} and bias {b.shape} do not chain")
         return cls(weights, biases, encoding)
 
     @classmethod

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from backalley.env.policy import Policy
 from backalley.env.vector import BatchedVectorEnv
 
 
@@ -108,3 +109,31 @@ class BatchedVecEnv(VecEnv):  # type: ignore[misc]
         if isinstance(indices, int):
             return [indices]
         return list(indices)
+
+
+def policy_of(model: Any) -> Policy:
+    """The actor of an SB3 ``PPO`` or sb3-contrib ``MaskablePPO`` with an ``MlpPolicy`` of ReLU
+    layers (``policy_kwargs={"activation_fn": torch.nn.ReLU}``), trained on the compact
+    vector observation, as a :class:`~backalley.env.policy.Policy`: a numpy file that
+    ``backalley arena policy:FILE`` and the server's tables play, with no PyTorch.
+
+    :raises ValueError: for a policy of another shape (another activation, a features
+        extractor that is not a plain flatten).
+    """
+    import torch
+
+    actor = model.policy
+    if type(actor.features_extractor).__name__ != "FlattenExtractor":
+        raise ValueError("only an MlpPolicy's plain features (FlattenExtractor) can be exported")
+    layers = []
+    for module in [*actor.mlp_extractor.policy_net, actor.action_net]:
+        if isinstance(module, torch.nn.Linear):
+            layers.append((module.weight, module.bias))
+        elif not isinstance(module, torch.nn.ReLU):
+            raise ValueError(
+                f"a policy of linear layers and ReLU is exported, not {type(module).__name__}"
+                " (policy_kwargs={'activation_fn': torch.nn.ReLU})"
+            )
+    return Policy.from_layers(
+        [(w.detach().cpu().numpy(), b.detach().cpu().numpy()) for w, b in layers]
+    )
