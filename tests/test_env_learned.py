@@ -20,7 +20,8 @@ from backalley.env.policy import Policy, PolicyBot
 from backalley.rules import Ruleset
 
 torch = pytest.importorskip("torch")
-EXAMPLES = Path(__file__).parent.parent / "examples"
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
 
 
 def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,24 +106,39 @@ def test_the_vector_examples_agent_exports_what_it_plays() -> None:
         assert masks[np.arange(len(x)), action.numpy()].all()
 
 
+#: The smoke settings of each learning example's command in docs/env.md (seconds, not minutes;
+#: the last of a repeated option counts).
+SMOKE = {
+    "maskable_ppo.py": ["--minutes", "0.1", "--envs", "8", "--n-steps", "16"],
+    "ppo_vector.py": ["--minutes", "0.1", "--num-envs", "8", "--num-steps", "16"],
+    "imitation.py": ["--data-minutes", "0.05", "--minutes", "0.02", "--jobs", "1",
+                     "--teacher", "hard", "--hidden", "16"],
+}  # fmt: skip
+
+
+def documented(example: str) -> list[str]:
+    """The command of docs/env.md that runs ``example``, as words."""
+    from test_env import env_page_commands
+
+    found = [c for c in env_page_commands() if c.startswith(f"python examples/{example}")]
+    assert len(found) == 1, f"docs/env.md runs examples/{example} {len(found)} times"
+    return found[0].split()
+
+
 @pytest.mark.examples
-@pytest.mark.parametrize(
-    ("example", "arguments"),
-    [
-        ("maskable_ppo.py", ["--minutes", "0.1", "--envs", "8", "--n-steps", "16"]),
-        ("ppo_vector.py", ["--minutes", "0.1", "--num-envs", "8", "--num-steps", "16"]),
-        ("imitation.py", ["--data-minutes", "0.05", "--minutes", "0.02", "--jobs", "1",
-                          "--teacher", "hard", "--hidden", "16"]),
-    ],
-)  # fmt: skip
+@pytest.mark.parametrize("example", sorted(SMOKE))
 def test_a_short_run_of_each_learning_example_trains_plots_and_plays(
-    tmp_path: Path, example: str, arguments: list[str]
+    tmp_path: Path, example: str
 ) -> None:
+    """The command docs/env.md gives, with a smoke setting: it trains, saves a policy the
+    arena plays, plots its curve, and measures it against heuristic and hard."""
     out = tmp_path / "run"
+    words = documented(example)
+    words[0] = sys.executable
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / example), *arguments, "--curve-games", "2",
-         "--arena-games", "2", "--out", str(out)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "COLUMNS": "120"},
+        [*words, *SMOKE[example], "--curve-games", "2", "--arena-games", "2", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "COLUMNS": "120"},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert (out / "policy.npz").exists() and (out / "curve.png").exists()
