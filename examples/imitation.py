@@ -95,8 +95,10 @@ def arena(policy_file: Path, opponent: str, games: int, sizes: list[int], seed: 
 def learn(
     data: tuple[np.ndarray, ...], args: argparse.Namespace, console: Console
 ) -> list[tuple[int, float, float, float]]:
-    """Imitation for ``args.minutes``; the curve (passes, minutes, held-out accuracy, points
-    a game over heuristic on short games)."""
+    """Imitation for ``args.minutes`` (or until ``args.patience`` passes bring no better
+    accuracy); the curve (passes, minutes, held-out accuracy, points a game over heuristic
+    on short games). The network kept is the pass that chose as the teacher most often on
+    the held-out decisions: later passes learn the training games by heart."""
     import torch
     from torch import nn
 
@@ -105,7 +107,8 @@ def learn(
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.jobs)
     x, masks, actions = (torch.as_tensor(a) for a in data)
-    held = torch.arange(len(x)) % 20 == 0  # one decision in twenty is kept to check on
+    # The last games' decisions (a twentieth) are kept out, to check on: games unseen.
+    held = torch.arange(len(x)) >= len(x) - len(x) // 20
     sizes = [x.shape[1], *[args.hidden] * args.layers, masks.shape[1]]
     layers: list[nn.Module] = []
     for k in range(len(sizes) - 1):
@@ -116,19 +119,21 @@ def learn(
     optimizer = torch.optim.AdamW(network.parameters(), lr=1e-3, weight_decay=1e-4)
     train_rows = torch.nonzero(~held).flatten()
     curve: list[tuple[int, float, float, float]] = []
-    start, passes = time.perf_counter(), 0
-    checkpoint = args.out / "policy.npz"
+    start, passes, best, since_best = time.perf_counter(), 0, -1.0, 0
+    checkpoint, now = args.out / "policy.npz", args.out / "latest.npz"
 
-    def save() -> None:
+    def save(path: Path) -> None:
         linears = [m for m in network if isinstance(m, nn.Linear)]
         Policy.from_layers(
             [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]
-        ).save(checkpoint)
+        ).save(path)
 
     columns = (TextColumn("{task.description}"), BarColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("Imitation", total=args.minutes * 60)
-        while (elapsed := time.perf_counter() - start) < args.minutes * 60 or not curve:
+        while ((elapsed := time.perf_counter() - start) < args.minutes * 60 or not curve) and (
+            since_best < args.patience
+        ):
             order = train_rows[torch.randperm(len(train_rows))]
             for first in range(0, len(order), args.batch):
                 rows = order[first : first + args.batch]
@@ -141,8 +146,13 @@ def learn(
             with torch.no_grad():
                 logits = network(x[held]).masked_fill(~masks[held], -1e9)
                 accuracy = float((logits.argmax(1) == actions[held]).float().mean())
-            save()
-            points = arena(checkpoint, "heuristic", args.curve_games, SHORT, seed=12345)[0]
+            save(now)
+            points = arena(now, "heuristic", args.curve_games, SHORT, seed=12345)[0]
+            if accuracy > best:
+                best, since_best = accuracy, 0
+                now.replace(checkpoint)
+            else:
+                since_best += 1
             elapsed = time.perf_counter() - start
             curve.append((passes, elapsed / 60, accuracy, points))
             bar.update(
@@ -150,6 +160,7 @@ def learn(
                 completed=min(elapsed, args.minutes * 60),
                 description=f"Imitation: {accuracy:.1%} as the teacher, {points:+.1f} vs heuristic",
             )
+    now.unlink(missing_ok=True)
     return curve
 
 
@@ -159,20 +170,31 @@ def plot(curve: list, results: dict[str, tuple[float, float]], teacher: str, pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(figsize=(7, 4), dpi=120)
+    figure, axes = plt.subplots(figsize=(7, 4.2), dpi=120)
     minutes = [c[1] for c in curve]
     axes.plot(
-        minutes, [c[3] for c in curve], marker="o", markersize=3, label="points over heuristic"
-    )
+        minutes, [c[3] for c in curve], marker="o", markersize=3,
+        label="points a game over heuristic (arena)",
+    )  # fmt: skip
     axes.axhline(0, color="grey", linewidth=0.8)
     axes.set_xlabel("minutes of imitation")
     axes.set_ylabel("points a game over heuristic (arena, short games)")
     right = axes.twinx()
-    right.plot(minutes, [100 * c[2] for c in curve], color="tab:orange", label="as the teacher")
+    right.plot(
+        minutes, [100 * c[2] for c in curve], color="tab:orange",
+        label=f"held-out decisions chosen as {teacher} (%)",
+    )  # fmt: skip
     right.set_ylabel(f"% of held-out decisions as {teacher}")
-    summary = ", ".join(f"{k}: {m:+.1f} ± {h:.1f}" for k, (m, h) in results.items())
-    axes.set_title(f"Imitation of {teacher} ({summary})", fontsize=8)
-    figure.legend(loc="lower right", fontsize=8)
+    by_opponent: dict[str, list[str]] = {}
+    for key, (mean, half) in results.items():
+        opponent, length = key.split(", ")
+        by_opponent.setdefault(opponent, []).append(f"{length} {mean:+.1f} ± {half:.1f}")
+    title = f"Imitation of {teacher}; the policy kept, in duplicate:\n" + "\n".join(
+        f"against {opponent}: {', '.join(cells)}" for opponent, cells in by_opponent.items()
+    )
+    axes.set_title(title.strip(), fontsize=8)
+    handles = axes.get_legend_handles_labels()[0] + right.get_legend_handles_labels()[0]
+    axes.legend(handles=handles, loc="lower right", fontsize=7, framealpha=0.9)
     figure.tight_layout()
     figure.savefig(path)
 
@@ -186,6 +208,10 @@ def main() -> None:
     parser.add_argument("--hidden", type=int, default=256, help="units a hidden layer")
     parser.add_argument("--layers", type=int, default=2, help="hidden layers")
     parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument(
+        "--patience", type=int, default=10, help="passes without a better accuracy to stop after"
+    )
+    parser.add_argument("--data", type=Path, help="keep the decisions in this file, or read them")
     parser.add_argument("--curve-games", type=int, default=100, help="arena games a point")
     parser.add_argument("--arena-games", type=int, default=400, help="games per final match")
     parser.add_argument("--seed", type=int, default=1)
@@ -194,11 +220,19 @@ def main() -> None:
     console = Console()
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    data = gather(args, console)
+    if args.data and args.data.exists():
+        with np.load(args.data) as kept:
+            data = (kept["x"], kept["masks"], kept["actions"])
+        console.print(f"{len(data[0]):,} decisions read from {args.data}")
+    else:
+        data = gather(args, console)
+        if args.data:
+            np.savez(args.data, x=data[0], masks=data[1], actions=data[2])
     curve = learn(data, args, console)
+    kept = max(curve, key=lambda c: c[2])
     console.print(
-        f"{curve[-1][0]} passes in {curve[-1][1]:.1f} min: {curve[-1][2]:.1%} of held-out "
-        f"decisions as {args.teacher}; {curve[-1][3]:+.1f} a game over heuristic"
+        f"{curve[-1][0]} passes in {curve[-1][1]:.1f} min; kept pass {kept[0]}: {kept[2]:.1%} "
+        f"of held-out decisions as {args.teacher}, {kept[3]:+.1f} a game over heuristic"
     )
     results: dict[str, tuple[float, float]] = {}
     for opponent in ("heuristic", "hard"):

@@ -397,6 +397,10 @@ ENV_PAGE_SMOKE = {
     "python benchmarks/baselines.py --players openspiel-ismcts --lengths short --games 400": (
         "--games 2 --timing-games 1 --jobs 1 --repeatable"
     ),
+    "python benchmarks/baselines.py --players policy:examples/policies/imitation.npz,"
+    "policy:examples/policies/maskable-ppo.npz,policy:examples/policies/ppo.npz --games 400": (
+        "--games 2 --timing-games 1 --jobs 1"
+    ),
 }
 
 
