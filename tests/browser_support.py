@@ -158,13 +158,19 @@ def secret_of(page: Any, table_id: str) -> str:
     return str(facts.get("token") or facts["host"])
 
 
-def act_once(page: Any) -> bool:
+def act_once(page: Any, highest: bool = False) -> bool:
     """Play this page's first legal action if it is its turn (bidding 1 where it may, to keep
-    deals from being thrown in); whether it did."""
+    deals from being thrown in; or, with ``highest``, the highest bid, board above any
+    number, which leads to the first trick, P1); whether it did."""
     bids = page.locator(".bids button:not([aria-disabled])")
     cards = page.locator(".hand button.card.legal:not([aria-disabled])")
     target = None
-    if bids.count():
+    if bids.count() and highest:
+        offered = bids.evaluate_all("els => els.map(e => e.dataset.bid)")
+        numbers = [b for b in offered if b.isdigit()]
+        top = "board" if "board" in offered else max(numbers, key=int) if numbers else None
+        target = bids.first if top is None else page.locator(f".bids button[data-bid='{top}']")
+    elif bids.count():
         one = page.locator(".bids button[data-bid='1']:not([aria-disabled])")
         target = one if one.count() else bids.first
     elif cards.count():

@@ -27,7 +27,6 @@ from browser_support import (
     create,
     member_of,
     needs_chromium,
-    playwright_api,
     sit,
 )
 from server_support import Server, server
@@ -69,26 +68,6 @@ class Audit:
         self.checked.append(state)
 
 
-def bid_highest(page: Any) -> bool:
-    """Make the highest bid the page offers (board above any number, P1), if it offers a
-    bid; whether it did."""
-    offered = page.eval_on_selector_all(
-        ".bids button[data-bid]:not([aria-disabled])", "els => els.map(e => e.dataset.bid)"
-    )
-    numbers = [b for b in offered if b.isdigit()]
-    if "board" in offered:
-        highest = "board"
-    elif numbers:
-        highest = max(numbers, key=int)
-    else:
-        return False
-    try:  # the page may have been redrawn since: then it is no longer our turn
-        page.click(f".bids button[data-bid='{highest}']", timeout=2000)
-    except playwright_api.TimeoutError:
-        return False
-    return True
-
-
 def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
     """Play a game of two deals of 2 cards against bots, auditing each table state
     as it comes (the pause after a trick waits for a tap, so that the finished trick can be
@@ -118,12 +97,9 @@ def a_game_to_audit(base: str, page: Any, audit: Audit) -> set[str]:
             page.click("#tab-sheet")
         if page.locator(".bids button").count():
             once("bidding")
-            if bid_highest(page):  # the highest bid leads to the first trick (P1): our lead
-                page.wait_for_timeout(50)
-                continue
         elif page.locator(".hand .card.legal").count():
             once("play" if page.locator(".trick .card").count() else "our lead")
-        act_once(page)
+        act_once(page, highest=True)  # the highest bid leads to the first trick: our lead
         page.wait_for_timeout(50)
     once("the end")
     return seen
