@@ -56,7 +56,7 @@ def play_pairs_on_ray(
     """
     from backalley import __version__
 
-    ray = _connect(address)
+    ray = connect(address)
     try:
         task = ray.remote(num_cpus=1, max_retries=3)(_play_sets)
         spec = (rules.name, rules.options())
@@ -77,7 +77,12 @@ def play_pairs_on_ray(
         ray.shutdown()
 
 
-def _connect(address: str) -> Any:
+def connect(address: str) -> Any:
+    """Ray, connected to the cluster at ``address`` (``auto``: the one ``ray start`` began on
+    this machine; ``local``: a new one in this process).
+
+    :raises RayError: without Ray, or without a cluster at ``address``.
+    """
     try:
         ray = importlib.import_module("ray")
     except ImportError:

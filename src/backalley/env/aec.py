@@ -70,7 +70,9 @@ class BackAlleyAEC(AECEnv):  # type: ignore[misc]
             }
         )
         self.observation_spaces = dict.fromkeys(self.possible_agents, observation)
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {
+            a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents
+        }
         self._rng = random.Random()
         self._episodes = 0
         self.game: Game | None = None

@@ -35,7 +35,7 @@ ILLEGAL_POINTS = -100.0  #: the reward for an illegal action that ends the episo
 ILLEGAL_WIN = -1.0  #: the same under the reward "win"
 
 
-class SeatEnv(gymnasium.Env):
+class SeatEnv(gymnasium.Env[Any, int]):
     """The agent plays ``seat``; ``others`` (a bot or level name, or one per other seat,
     clockwise from the agent's left) play the rest, each seeing only its own view.
 
@@ -134,7 +134,7 @@ class SeatEnv(gymnasium.Env):
         """The legal actions now, as booleans (none once the episode has ended)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # the seat's view as text (render_mode "ansi")
         return None if self.game is None else str(self.game.view(self.seat))
 
     def _too_many_passes(self) -> bool:

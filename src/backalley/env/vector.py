@@ -34,7 +34,7 @@ from backalley.env.seat import check_choice, illegal_reward_of, observation_spac
 Others = str | Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-class BatchedVectorEnv(gymnasium.vector.VectorEnv):
+class BatchedVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     """``num_envs`` games stepped together in compiled code, as one Gymnasium vector env.
 
     - ``seats=None`` (self-play): one policy plays every seat. Each step is one action in
