@@ -21,6 +21,9 @@ collect_ignore: list[str] = (
 )
 if importlib.util.find_spec("stable_baselines3") is None:  # the sb3 extra (scripts/test.sh)
     collect_ignore.append("src/backalley/env/sb3.py")
+# the rllib extra (scripts/test.sh): Ray ships RLlib's code, the extra what it needs
+if any(importlib.util.find_spec(name) is None for name in ("ray", "tree", "torch")):
+    collect_ignore.append("src/backalley/env/rllib.py")
 
 
 def pytest_terminal_summary(terminalreporter):  # type: ignore[no-untyped-def]

@@ -44,15 +44,15 @@ fi
 # only the Stable-Baselines3 tests import it, in one process.
 .venv/bin/python -m pip install -q --no-compile torch==2.13.0
 # The engine's build (mypyc and a C compiler: 20 s of one core) beside the install of what it
-# and its tests use (the other core): the same as `pip install -e '.[test,sb3,ray]'`, in half
-# the time.
+# and its tests use (the other core): the same as `pip install -e '.[test,sb3,ray,rllib]'`, in
+# half the time. (RLlib pins Gymnasium: the environment is tested on that release.)
 .venv/bin/python -m pip install -q --no-deps -e . &
 building=$!
 mapfile -t needs < <(.venv/bin/python -c '
 import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
 extras = project["optional-dependencies"]
-print("\n".join(project["dependencies"] + extras["test"] + extras["sb3"] + extras["ray"]))')
+print("\n".join(project["dependencies"] + [n for e in ("test", "sb3", "ray", "rllib") for n in extras[e]]))')
 .venv/bin/python -m pip install -q torch==2.13.0 "${needs[@]}"
 wait "$building"
 .venv/bin/python -m pip check

@@ -4,49 +4,20 @@ games as in one process, played on both nodes, and a clear error where no cluste
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("ray", reason="the ray extra: pip install -e '.[ray]'")
 
+import ray_support
+from ray_support import BIN, HEAD, NODE, free_port
+
+cluster = ray_support.cluster
+
 pytestmark = pytest.mark.ray
-
-BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def ray(*args: str) -> None:
-    subprocess.run(
-        [str(BIN / "ray"), *args], check=True, capture_output=True, timeout=180, env=os.environ
-    )
-
-
-HEAD = ("start", "--head", "--port", "{port}", "--num-cpus", "1")
-NODE = ("start", "--address", "{head}", "--num-cpus", "1")
-QUIET = ("--include-dashboard", "false", "--disable-usage-stats")
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """A head node and a second node on this machine, one CPU each: the head's address."""
-    port = free_port()
-    head = f"127.0.0.1:{port}"
-    ray(*(w.format(port=port) for w in HEAD), *QUIET)
-    try:
-        ray(*(w.format(head=head) for w in NODE), QUIET[-1])
-        yield head
-    finally:
-        ray("stop", "--force")
 
 
 def ray_section_commands() -> list[str]:
