@@ -21,6 +21,21 @@ HEAD = ("start", "--head", "--port", "{port}", "--num-cpus", "1")
 NODE = ("start", "--address", "{head}", "--num-cpus", "1")
 QUIET = ("--include-dashboard", "false", "--disable-usage-stats")
 LOCK = Path(tempfile.gettempdir()) / "backalley-tests-ray.lock"
+# Ray turns on token authentication when ~/.ray holds a token (a ray.init() of this machine
+# writes one), and then a second node started by ray start is refused by the head.
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+# A task on each node: both nodes have a worker up before the tests time anything on them.
+BOTH_UP = """
+import sys, time, ray
+ray.init(address=sys.argv[1], log_to_driver=False, logging_level="error")
+@ray.remote(num_cpus=1)
+def node():
+    time.sleep(0.5)
+    return ray.get_runtime_context().get_node_id()
+deadline = time.monotonic() + 60
+while len(set(ray.get([node.remote() for _ in range(4)]))) < 2 and time.monotonic() < deadline:
+    pass
+"""
 
 
 def free_port() -> int:
@@ -55,6 +70,7 @@ def cluster() -> Iterator[str]:
         ray(*(w.format(port=port) for w in HEAD), *QUIET)
         try:
             ray(*(w.format(head=head) for w in NODE), QUIET[-1])
+            subprocess.run([sys.executable, "-c", BOTH_UP, head], check=True, timeout=120)
             yield head
         finally:
             ray("stop", "--force")
