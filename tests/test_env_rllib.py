@@ -19,13 +19,13 @@ import pytest
 pytest.importorskip("ray.rllib", reason="the rllib extra: pip install -e '.[rllib]'")
 pytest.importorskip("torch", reason="the rllib extra: pip install -e '.[rllib]'")
 
-import ray_support  # noqa: E402
-import torch  # noqa: E402
-from ray.rllib.core.columns import Columns  # noqa: E402
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from backalley.env.policy import Policy, PolicyBot  # noqa: E402
-from backalley.env.rllib import (  # noqa: E402
+import ray_support
+from backalley.env.policy import Policy, PolicyBot
+from backalley.env.rllib import (
     MAIN,
     PAST,
     MaskedPPOModule,
@@ -115,9 +115,13 @@ def test_the_exported_policy_plays_the_networks_greedy_action() -> None:
     from backalley.env.encoding import encode_view
 
     x = encode_view(view, "compact")[None, :]
-    logits = net.forward_inference(
-        {Columns.OBS: {"observation": torch.as_tensor(x), "action_mask": torch.ones(1, 69)}}
-    )[Columns.ACTION_DIST_INPUTS][0].detach().numpy()
+    logits = (
+        net.forward_inference(
+            {Columns.OBS: {"observation": torch.as_tensor(x), "action_mask": torch.ones(1, 69)}}
+        )[Columns.ACTION_DIST_INPUTS][0]
+        .detach()
+        .numpy()
+    )
     legal = [int(a) for a in view.legal_actions]
     assert PolicyBot(policy).act(view, None) == max(legal, key=lambda a: logits[a])
 
