@@ -405,8 +405,8 @@ ENV_PAGE_SMOKE = {
 
 
 def env_page_commands() -> list[str]:
-    """docs/env.md's shell commands but its installs and its section on Ray (which
-    tests/test_arena_ray.py runs on two nodes)."""
+    """docs/env.md's shell commands but its installs and its sections on Ray (which
+    tests/test_arena_ray.py and tests/test_env_rllib.py run on two nodes)."""
     import re
     from pathlib import Path
 
@@ -421,6 +421,7 @@ def env_page_commands() -> list[str]:
         if c
         and not c.startswith("pip install")
         and not (c.startswith("ray ") or "--ray" in c or "arena_ray.py" in c)
+        and "rllib_self_play.py" not in c
     ]
 
 
