@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -62,6 +63,30 @@ class Policy:
             if b.shape != (w.shape[1],) or (k and w.shape[0] != weights[k - 1].shape[1]):
                 raise ValueError(f"layer {k}: weight {w.T.shape} and bias {b.shape} do not chain")
         return cls(weights, biases, encoding)
+
+    @classmethod
+    def from_torch(
+        cls, modules: Iterable[Any], encoding: str = "compact", hint: str = ""
+    ) -> Policy:
+        """A policy of a PyTorch network given as its modules in order, ``nn.Linear`` layers
+        with ``nn.ReLU`` between them (an SB3 actor, an RLlib module); any other module is
+        refused by name, ``hint`` saying how to train with ReLU instead.
+
+        :raises ValueError: for a module that is neither.
+        """
+        import torch
+
+        layers = []
+        for module in modules:
+            if isinstance(module, torch.nn.Linear):
+                weight, bias = module.weight.detach().cpu(), module.bias.detach().cpu()
+                layers.append((weight.numpy(), bias.numpy()))
+            elif not isinstance(module, torch.nn.ReLU):
+                raise ValueError(
+                    f"a policy of linear layers and ReLU is exported, not "
+                    f"{type(module).__name__}{hint}"
+                )
+        return cls.from_layers(layers, encoding)
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:

@@ -160,20 +160,7 @@ def policy_of(module: Any, encoding: str = "compact") -> Policy:
 
     :raises ValueError: for a network of another shape (tanh layers: RLlib's default).
     """
-    import torch
-
     encoder = module.encoder
     actor = getattr(encoder, "actor_encoder", None) or encoder.encoder
     leaves = [m for tree in (actor, module.pi) for m in tree.modules() if not any(m.children())]
-    layers = []
-    for part in leaves:
-        if isinstance(part, torch.nn.Linear):
-            layers.append((part.weight, part.bias))
-        elif not isinstance(part, torch.nn.ReLU):
-            raise ValueError(
-                f"a policy of linear layers and ReLU is exported, not {type(part).__name__}"
-                " (model_config(): fcnet_activation='relu')"
-            )
-    return Policy.from_layers(
-        [(w.detach().cpu().numpy(), b.detach().cpu().numpy()) for w, b in layers], encoding
-    )
+    return Policy.from_torch(leaves, encoding, hint=" (model_config(): fcnet_activation='relu')")

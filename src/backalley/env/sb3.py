@@ -120,20 +120,10 @@ def policy_of(model: Any) -> Policy:
     :raises ValueError: for a policy of another shape (another activation, a features
         extractor that is not a plain flatten).
     """
-    import torch
-
     actor = model.policy
     if type(actor.features_extractor).__name__ != "FlattenExtractor":
         raise ValueError("only an MlpPolicy's plain features (FlattenExtractor) can be exported")
-    layers = []
-    for module in [*actor.mlp_extractor.policy_net, actor.action_net]:
-        if isinstance(module, torch.nn.Linear):
-            layers.append((module.weight, module.bias))
-        elif not isinstance(module, torch.nn.ReLU):
-            raise ValueError(
-                f"a policy of linear layers and ReLU is exported, not {type(module).__name__}"
-                " (policy_kwargs={'activation_fn': torch.nn.ReLU})"
-            )
-    return Policy.from_layers(
-        [(w.detach().cpu().numpy(), b.detach().cpu().numpy()) for w, b in layers]
+    return Policy.from_torch(
+        [*actor.mlp_extractor.policy_net, actor.action_net],
+        hint=" (policy_kwargs={'activation_fn': torch.nn.ReLU})",
     )
