@@ -10,8 +10,8 @@ it. Every seat is rewarded its side's points as each deal is scored.
 >>> from backalley.env.rllib import multi_agent_env, side_of
 >>> env = multi_agent_env({"options": {"hand_sizes": [2, 1]}})
 >>> observations, _ = env.reset(seed=3)
->>> [side_of(agent) for agent in env.possible_agents]
-[0, 1, 0, 1]
+>>> {agent: side_of(agent) for agent in sorted(env.possible_agents)}
+{'player_0': 0, 'player_1': 1, 'player_2': 0, 'player_3': 1}
 """
 
 from __future__ import annotations
