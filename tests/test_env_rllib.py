@@ -142,37 +142,37 @@ def test_self_play_seats_main_and_past_on_opposite_sides_each_half_the_time() ->
     assert 160 < sides.count(0) < 240
 
 
-def test_the_past_self_stays_frozen_until_it_is_brought_up_to_date(tmp_path: Path) -> None:
-    """Two iterations of self-play in this process, past refreshed every second one: after
-    the first, main has learnt and past has not; after the second, past is main again."""
+def test_the_past_self_stays_frozen_until_it_is_brought_up_to_date(cluster: str) -> None:
+    """Two iterations of self-play in this process (on the cluster, with no env runner of its
+    own), past refreshed every second one: after the first, main has learnt and past has
+    not; after the second, past is main again."""
     import ray
 
     sys.path.insert(0, str(ROOT / "examples"))
     import rllib_self_play
 
     args = SimpleNamespace(envs_per_runner=1, batch=256, refresh=2, seed=3)
-    with ray_support.alone():
-        ray.init(address="local", num_cpus=1, log_to_driver=False, logging_level="error")
-        try:
-            algorithm = rllib_self_play.build(args, runners=0)
-            runner = algorithm.env_runner
+    ray.init(address=cluster, log_to_driver=False, logging_level="error")
+    try:
+        algorithm = rllib_self_play.build(args, runners=0)
+        runner = algorithm.env_runner
 
-            def weights(name: str) -> list[np.ndarray]:
-                return [p.detach().numpy().copy() for p in runner.module[name].parameters()]
+        def weights(name: str) -> list[np.ndarray]:
+            return [p.detach().numpy().copy() for p in runner.module[name].parameters()]
 
-            def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
-                return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+        def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+            return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
-            start = weights(MAIN)
-            assert same(weights(PAST), start)
-            first = algorithm.train()
-            assert not same(weights(MAIN), start) and same(weights(PAST), start)
-            assert "main_margin" in first
-            algorithm.train()
-            assert same(weights(PAST), weights(MAIN)) and not same(weights(PAST), start)
-            algorithm.stop()
-        finally:
-            ray.shutdown()
+        start = weights(MAIN)
+        assert same(weights(PAST), start)
+        first = algorithm.train()
+        assert not same(weights(MAIN), start) and same(weights(PAST), start)
+        assert "main_margin" in first
+        algorithm.train()
+        assert same(weights(PAST), weights(MAIN)) and not same(weights(PAST), start)
+        algorithm.stop()
+    finally:
+        ray.shutdown()
 
 
 def self_play_commands() -> list[str]:
