@@ -4,8 +4,10 @@ games as in one process, played on both nodes, and a clear error where no cluste
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -88,6 +90,28 @@ def test_no_cluster_at_the_address_is_said_at_once_and_plays_nothing(tmp_path: P
     result = arena(tmp_path, "--ray", f"127.0.0.1:{free_port()}", "--out", "none")
     assert result.returncode == 2
     assert "no Ray cluster answers at 127.0.0.1:" in result.stderr
+    assert not (tmp_path / "none").exists() or not any((tmp_path / "none").iterdir())
+
+
+def test_another_server_at_the_address_is_said_at_once_and_plays_nothing(tmp_path: Path) -> None:
+    """A server that is not Ray's head (here one that answers as Redis does, which also
+    listens on 6379 by default) is named at once: Ray itself would wait for minutes."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(64)
+            connection.sendall(b"-ERR unknown command 'PRI'\r\n")
+
+    server = threading.Thread(target=answer, daemon=True)
+    server.start()
+    with listener:
+        result = arena(tmp_path, "--ray", f"127.0.0.1:{port}", "--out", "none")
+    server.join(timeout=5)
+    assert result.returncode == 2, result.stderr
+    assert f"127.0.0.1:{port} answers, but not as a Ray cluster does" in result.stderr
     assert not (tmp_path / "none").exists() or not any((tmp_path / "none").iterdir())
 
 

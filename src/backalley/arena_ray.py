@@ -20,6 +20,14 @@ from backalley.cards import N_, BackAlleyError
 from backalley.rules import Ruleset
 
 _NO_CLUSTER = N_("no Ray cluster answers at {address} ({reason}): start one with ray start --head")
+_NOT_RAY = N_(
+    "{address} answers, but not as a Ray cluster does (another server holds that port?): "
+    "start Ray's head on a free port with ray start --head --port PORT"
+)
+#: HTTP/2's client preface and an empty SETTINGS frame: Ray's head (gRPC) answers a SETTINGS
+#: frame of its own, another server (Redis, a web server) something else or nothing.
+_HTTP2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+_SETTINGS = 4
 
 #: Deal sets a task: enough to outweigh a task's cost on Ray, few enough to share them out.
 SETS_A_TASK = 4
@@ -90,13 +98,15 @@ def connect(address: str) -> Any:
     host, _colon, port = address.rpartition(":")
     if host and port.isdigit():  # Ray itself would keep trying for minutes
         try:
-            socket.create_connection((host, int(port)), timeout=5).close()
+            speaks = _speaks_http2(host, int(port))
         except OSError as error:
             raise RayError(
                 _NO_CLUSTER,
                 address=address,
                 reason=error.strerror or type(error).__name__,
             ) from None
+        if not speaks:
+            raise RayError(_NOT_RAY, address=address)
     try:
         ray.init(address=address, log_to_driver=False, logging_level="error")
     except (ConnectionError, RuntimeError, ValueError) as error:
@@ -106,6 +116,27 @@ def connect(address: str) -> Any:
             reason=str(error).splitlines()[0] if str(error) else type(error).__name__,
         ) from None
     return ray
+
+
+def _speaks_http2(host: str, port: int) -> bool:
+    """Does the server at ``host:port`` answer as gRPC servers, Ray's head among them, do (a
+    SETTINGS frame)? Asked because Ray, given another server's address, waits for minutes.
+
+    :raises OSError: if nothing accepts a connection there.
+    """
+    with socket.create_connection((host, port), timeout=5) as connection:
+        connection.settimeout(5)
+        connection.sendall(_HTTP2_HELLO)
+        header = b""
+        while len(header) < 9:
+            try:
+                chunk = connection.recv(9 - len(header))
+            except OSError:
+                break
+            if not chunk:
+                break
+            header += chunk
+    return len(header) == 9 and header[3] == _SETTINGS
 
 
 def _play_sets(
