@@ -127,15 +127,10 @@ def _speaks_http2(host: str, port: int) -> bool:
     with socket.create_connection((host, port), timeout=5) as connection:
         connection.settimeout(5)
         connection.sendall(_HTTP2_HELLO)
-        header = b""
-        while len(header) < 9:
-            try:
-                chunk = connection.recv(9 - len(header))
-            except OSError:
-                break
-            if not chunk:
-                break
-            header += chunk
+        try:  # a frame's header is 9 bytes; fewer when the server hangs up or says nothing
+            header = connection.recv(9, socket.MSG_WAITALL)
+        except OSError:
+            header = b""
     return len(header) == 9 and header[3] == _SETTINGS
 
 
