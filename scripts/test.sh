@@ -74,14 +74,19 @@ echo "== tests, engine compiled"
 .venv/bin/pytest -n 4 --dist worksteal -q --durations=12
 echo "== tests, engine compiled, in ${SECONDS} s"
 echo "== tests, engine as plain Python"
-# The solver-versus-brute-force test ran above; as plain Python it only takes longer. So did
-# the browser tests (the page is the same whichever way the engine is built) and the tests of
-# several server nodes (how they share tables is too), the server over the wire (what it sends
-# and keeps are the engine's views and records, tested in both builds by the engine's own
-# tests), the arena on Ray (its games are the arena's), the research environment's
-# documented examples (they show the docs true), the terminal game (it draws the engine's
-# views and records, checked in both builds), and whole games between search bots played
-# to measure them (who wins is the bots', whose every move the engine checks in both builds).
+# What the build changes is the three compiled modules (cards, rules, engine): as plain Python
+# they are run again by their own tests and by the tests of what reads them most directly —
+# the rules by id and the rule book, records and their replay, the properties of whole games,
+# seat views from what a seat knows, the bots' legal play, the solver's compiled rules against
+# the engine's, the review, the server's table core — with their doctests. Everything else
+# (servers, browsers, terminals, the research environment, Ray) sees the engine through those
+# same views and records, and ran above, compiled.
 BACKALLEY_PURE=1 .venv/bin/pytest -n 4 --dist worksteal -q -m "not brute_force and not browser and not cluster \
-and not server and not examples and not ray and not strength and not terminal"
+and not server and not examples and not ray and not strength and not terminal" \
+  src/backalley/cards.py src/backalley/rules.py src/backalley/engine.py src/backalley/record.py \
+  src/backalley/view.py tests/test_rules_by_id.py tests/test_rulebook.py tests/test_bab.py \
+  tests/test_golden_records.py tests/test_record.py tests/test_values.py tests/test_properties.py \
+  tests/test_knowledge.py tests/test_bots.py tests/test_solver.py tests/test_analysis.py \
+  tests/test_report.py tests/test_pimc.py tests/test_server_table.py tests/test_package.py \
+  tests/test_cli.py
 echo "== everything in ${SECONDS} s"

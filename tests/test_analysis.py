@@ -47,9 +47,11 @@ def random_game(seed: int, sizes: range = range(1, 7)) -> Game:
     return game
 
 
-def brute_values(game: Game) -> dict[int, int]:
-    """Each legal card's tricks for the mover's side from this trick on, by the engine."""
+def brute_values(game: Game, memos: dict[int, dict] | None = None) -> dict[int, int]:
+    """Each legal card's tricks for the mover's side from this trick on, by the engine;
+    ``memos``, a brute-force memo per side, may be shared by positions of one deal."""
     side = game.rules.side_of(game.to_move)
+    memo = {} if memos is None else memos.setdefault(side, {})
     number = len(game.deals) - 1
     before = game.current_deal.tricks[side]
     values = {}
@@ -58,7 +60,7 @@ def brute_values(game: Game) -> dict[int, int]:
         child.apply(card)
         gained = child.deals[number].tricks[side] - before
         still = child.phase == Phase.PLAY and len(child.deals) == number + 1
-        values[card] = gained + (brute_force(child, side) if still else 0)
+        values[card] = gained + (brute_force(child, side, memo) if still else 0)
     return values
 
 
@@ -91,12 +93,13 @@ def test_every_value_of_the_review_is_the_brute_force_value(half):
         game = random_game(seed)
         reviewed = review(game).deals[0]
         assert len(reviewed.cards) == len(game.deals[0].play)
+        memos: dict[int, dict] = {}  # one deal: its positions share the brute force's work
         for (position, index), card in zip(positions_of(game), reviewed.cards, strict=True):
             assert card.index == index and card.seat == position.to_move
             if cheap(position):
                 cheap_positions += 1
                 if cheap_positions % 2 == half:
-                    assert card.values == brute_values(position)
+                    assert card.values == brute_values(position, memos)
                     seen_sizes.add(game.deals[0].hand_size)
         if cheap_positions >= 320:
             break

@@ -21,9 +21,12 @@ from backalley.rules import Ruleset
 from backalley.solver import OutOfBudget, Position, _state, card_values, search, tricks
 
 
-def brute_force(game: Game, side: int) -> int:
-    """Tricks ``side`` takes from here to the end of the deal, best play by all, by the engine."""
-    memo: dict[tuple, int] = {}
+def brute_force(game: Game, side: int, memo: dict[tuple, int] | None = None) -> int:
+    """Tricks ``side`` takes from here to the end of the deal, best play by all, by the engine.
+
+    ``memo`` may be shared by calls on positions of one deal for one side: what it keeps is
+    the tricks gained from a state on, which does not depend on how the state was reached."""
+    memo = {} if memo is None else memo
 
     def won(g: Game) -> int:
         return g.deals[len(game.deals) - 1].tricks[side]
@@ -129,7 +132,8 @@ def agrees_with_brute_force(game: Game) -> None:
     force's."""
     position = Position.from_game(game)
     side = game.rules.side_of(game.to_move)
-    assert tricks(position) == brute_force(game, side)
+    memo: dict[tuple, int] = {}  # the root's search has searched every card's position
+    assert tricks(position) == brute_force(game, side, memo)
     values = card_values(position)
     assert set(values) == set(game.legal_actions())
     for card, value in values.items():
@@ -139,7 +143,7 @@ def agrees_with_brute_force(game: Game) -> None:
             done = child.deals[len(game.deals) - 1]
             assert value == done.tricks[side] - game.current_deal.tricks[side]
         else:
-            assert value == brute_force(child, side) + (
+            assert value == brute_force(child, side, memo) + (
                 child.current_deal.tricks[side] - game.current_deal.tricks[side]
             )
 
