@@ -47,11 +47,11 @@ def random_game(seed: int, sizes: range = range(1, 7)) -> Game:
     return game
 
 
-def brute_values(game: Game, memos: dict[int, dict] | None = None) -> dict[int, int]:
+def brute_values(game: Game, memo: dict[tuple, int] | None = None) -> dict[int, int]:
     """Each legal card's tricks for the mover's side from this trick on, by the engine;
-    ``memos``, a brute-force memo per side, may be shared by positions of one deal."""
+    ``memo``, the brute force's, may be shared by positions of one deal."""
     side = game.rules.side_of(game.to_move)
-    memo = {} if memos is None else memos.setdefault(side, {})
+    memo = {} if memo is None else memo
     number = len(game.deals) - 1
     before = game.current_deal.tricks[side]
     values = {}
@@ -93,13 +93,13 @@ def test_every_value_of_the_review_is_the_brute_force_value(half):
         game = random_game(seed)
         reviewed = review(game).deals[0]
         assert len(reviewed.cards) == len(game.deals[0].play)
-        memos: dict[int, dict] = {}  # one deal: its positions share the brute force's work
+        memo: dict[tuple, int] = {}  # one deal: its positions share the brute force's work
         for (position, index), card in zip(positions_of(game), reviewed.cards, strict=True):
             assert card.index == index and card.seat == position.to_move
             if cheap(position):
                 cheap_positions += 1
                 if cheap_positions % 2 == half:
-                    assert card.values == brute_values(position, memos)
+                    assert card.values == brute_values(position, memo)
                     seen_sizes.add(game.deals[0].hand_size)
         if cheap_positions >= 320:
             break

@@ -24,8 +24,8 @@ from backalley.solver import OutOfBudget, Position, _state, card_values, search,
 def brute_force(game: Game, side: int, memo: dict[tuple, int] | None = None) -> int:
     """Tricks ``side`` takes from here to the end of the deal, best play by all, by the engine.
 
-    ``memo`` may be shared by calls on positions of one deal for one side: what it keeps is
-    the tricks gained from a state on, which does not depend on how the state was reached."""
+    ``memo`` may be shared by calls on positions of one deal: what it keeps is the tricks a
+    side gains from a state on, which does not depend on how the state was reached."""
     memo = {} if memo is None else memo
 
     def won(g: Game) -> int:
@@ -36,7 +36,7 @@ def brute_force(game: Game, side: int, memo: dict[tuple, int] | None = None) -> 
         if g.phase != Phase.PLAY or len(g.deals) != len(game.deals):
             return 0
         hands = tuple(g.hand(s) for s in range(g.num_players))
-        key = (hands, tuple(g.trick), g.to_move, g.trumps_broken)
+        key = (side, hands, tuple(g.trick), g.to_move, g.trumps_broken)
         if key not in memo:
             results = []
             for action in g.legal_actions():
