@@ -2,7 +2,6 @@
 import over the compiled extension: when compiled, they run in the plain-Python pass instead
 (``BACKALLEY_PURE=1``, see scripts/test.sh)."""
 
-import importlib.util
 from collections.abc import Iterator
 
 import pytest
@@ -19,11 +18,10 @@ collect_ignore: list[str] = (
     if backalley.COMPILED
     else []
 )
-if importlib.util.find_spec("stable_baselines3") is None:  # the sb3 extra (scripts/test.sh)
-    collect_ignore.append("src/backalley/env/sb3.py")
-# the rllib extra (scripts/test.sh): Ray ships RLlib's code, the extra what it needs
-if any(importlib.util.find_spec(name) is None for name in ("ray", "tree", "torch")):
-    collect_ignore.append("src/backalley/env/rllib.py")
+# The adapters to Stable-Baselines3 and RLlib import them, and torch, in seconds: each test
+# process collects every module, so their examples run in the one process that runs their
+# tests instead (tests/test_env_sb3.py, tests/test_env_rllib.py).
+collect_ignore += ["src/backalley/env/sb3.py", "src/backalley/env/rllib.py"]
 
 
 def pytest_terminal_summary(terminalreporter):  # type: ignore[no-untyped-def]

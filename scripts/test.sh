@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
+# Python keeps the bytecode of what it imports (a machine may say not to, PYTHONDONTWRITEBYTECODE):
+# the tests start hundreds of processes (servers, examples, Ray's workers), each of which would
+# otherwise compile what it imports again; torch alone takes seconds.
+unset PYTHONDONTWRITEBYTECODE
 # The terminal game is tested in a real terminal, tmux (tests/test_tui_terminal.py), and the
 # browser page in a real browser, Debian's Chromium driven by Playwright (tests/test_web.py).
 # The page's accessibility is checked by axe-core, from npm (tests/test_web_a11y.py).
@@ -41,7 +45,7 @@ fi
 # Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
 # build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
 # PyTorch first, without compiling its thousands of modules to bytecode (20 s of the setup):
-# only the Stable-Baselines3 tests import it, in one process.
+# the modules the tests import are compiled once, below, the first time they are imported.
 .venv/bin/python -m pip install -q --no-compile torch==2.13.0
 # The engine's build (mypyc and a C compiler: 20 s of one core) beside the install of what it
 # and its tests use (the other core): the same as `pip install -e '.[test,sb3,ray,rllib]'`, in
@@ -62,10 +66,15 @@ echo "== set up in ${SECONDS} s"
 .venv/bin/python -c "from backalley.solver import compile_search; compile_search()
 from backalley.env import BatchedEnv; BatchedEnv(2).reset(1)" &
 warming=$!
+# torch and the learning libraries are imported once here, which compiles their bytecode (a
+# quarter of a minute) beside the lint, not in several test processes at once.
+.venv/bin/python -c "import torch._dynamo, stable_baselines3, sb3_contrib, ray.rllib" &
+importing=$!
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
 wait "$warming"
+wait "$importing"
 echo "== lint, types and numba's caches in ${SECONDS} s"
 # Four test processes on two cores: most tests wait (on servers, browsers, terminals) more
 # than they compute.

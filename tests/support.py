@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from backalley.cards import FULL_DECK, format_cards, mask_of, parse_card
 from backalley.engine import Game
 from backalley.rules import Ruleset
@@ -58,3 +60,12 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def needs(*packages: str, reason: str) -> None:
+    """Skip the calling test module when a package is missing, without importing it: torch,
+    RLlib and Stable-Baselines3 take seconds to import, and every test process collects
+    every module, while only the process that runs their tests needs them."""
+    missing = [name for name in packages if importlib.util.find_spec(name) is None]
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: {reason}", allow_module_level=True)

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason="the ray extra: pip install -e '.[ray]'")
-
 import ray_support
 from ray_support import BIN, HEAD, NODE, free_port
+from support import needs
+
+needs("ray", reason="the ray extra: pip install -e '.[ray]'")
 
 cluster = ray_support.cluster
 

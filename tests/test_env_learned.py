@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,10 +19,18 @@ from backalley.engine import Game
 from backalley.env import BatchedEnv, encode_view
 from backalley.env.policy import Policy, PolicyBot
 from backalley.rules import Ruleset
+from support import needs
 
-torch = pytest.importorskip("torch")
+needs("torch", reason="the sb3 extra: pip install -e '.[sb3]'")
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="module")
+def torch() -> Any:
+    import torch
+
+    return torch
 
 
 def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -34,7 +43,7 @@ def observations(count: int) -> tuple[np.ndarray, np.ndarray]:
     return batch.observations.copy(), batch.action_masks.copy()
 
 
-def test_linear_layers_become_a_policy_with_the_same_logits() -> None:
+def test_linear_layers_become_a_policy_with_the_same_logits(torch: Any) -> None:
     torch.manual_seed(0)
     network = torch.nn.Sequential(
         torch.nn.Linear(531, 32), torch.nn.ReLU(), torch.nn.Linear(32, 16), torch.nn.ReLU(),
@@ -54,7 +63,9 @@ def test_linear_layers_become_a_policy_with_the_same_logits() -> None:
         )
 
 
-def test_a_maskable_ppo_actor_is_exported_and_plays_its_greedy_actions(tmp_path: Path) -> None:
+def test_a_maskable_ppo_actor_is_exported_and_plays_its_greedy_actions(
+    tmp_path: Path, torch: Any
+) -> None:
     from sb3_contrib import MaskablePPO
 
     from backalley.env.sb3 import BatchedVecEnv, policy_of
@@ -89,7 +100,7 @@ def test_a_maskable_ppo_actor_is_exported_and_plays_its_greedy_actions(tmp_path:
     env.close()
 
 
-def test_the_vector_examples_agent_exports_what_it_plays() -> None:
+def test_the_vector_examples_agent_exports_what_it_plays(torch: Any) -> None:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("ppo_vector", EXAMPLES / "ppo_vector.py")

@@ -6,17 +6,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("stable_baselines3")
+from support import needs
 
-from sb3_contrib import MaskablePPO
-from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-from stable_baselines3 import PPO
-from stable_baselines3.common.vec_env import VecMonitor
-
-from backalley.env.sb3 import BatchedVecEnv
+needs("stable_baselines3", "sb3_contrib", reason="the sb3 extra: pip install -e '.[sb3]'")
 
 
 def test_maskable_ppo_learns_on_the_seats_it_is_given_against_our_bots() -> None:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+
+    from backalley.env.sb3 import BatchedVecEnv
+
     env = BatchedVecEnv(8, "standard", {"hand_sizes": [3, 2, 1]}, seats=(0, 2), others="heuristic")
     env.seed(1)
     assert is_masking_supported(env)
@@ -32,6 +32,11 @@ def test_maskable_ppo_learns_on_the_seats_it_is_given_against_our_bots() -> None
 
 
 def test_plain_ppo_runs_through_illegal_actions_and_episodes_are_counted() -> None:
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from backalley.env.sb3 import BatchedVecEnv
+
     env = VecMonitor(BatchedVecEnv(8, "standard", {"hand_sizes": [2, 1]}))
     model = PPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=2)
     model.learn(512)

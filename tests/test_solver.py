@@ -7,6 +7,7 @@ full state only. Positions come from random rule sets and random play, 1 to 5 ca
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -71,7 +72,11 @@ def random_position(seed: int) -> Game | None:
     return game if game.phase == Phase.PLAY else None
 
 
-POSITIONS = [g for g in (random_position(seed) for seed in range(600)) if g is not None][:350]
+@functools.cache
+def positions() -> list[Game]:
+    """350 positions of `standard` games, dealt by the first test that asks (not at collection,
+    which every test process does)."""
+    return [g for g in (random_position(seed) for seed in range(600)) if g is not None][:350]
 
 
 def random_bab_position(seed: int) -> Game | None:
@@ -100,30 +105,33 @@ def random_bab_position(seed: int) -> Game | None:
     return game if game.phase == Phase.PLAY else None
 
 
-BAB_POSITIONS = [g for g in map(random_bab_position, range(400)) if g is not None][:200]
+@functools.cache
+def bab_positions() -> list[Game]:
+    """200 positions of `bab` games, dealt when first asked for."""
+    return [g for g in map(random_bab_position, range(400)) if g is not None][:200]
 
 
 def test_there_are_200_bab_positions_a_third_with_a_lone_joker():
-    assert len(BAB_POSITIONS) == 200
-    lone = [g for g in BAB_POSITIONS if g.current_deal.lone_joker is not None]
+    assert len(bab_positions()) == 200
+    lone = [g for g in bab_positions() if g.current_deal.lone_joker is not None]
     assert len(lone) >= 60
 
 
 @pytest.mark.brute_force
 @pytest.mark.parametrize("chunk", range(10))
 def test_solver_agrees_with_brute_force_on_bab(chunk):
-    for game in BAB_POSITIONS[chunk::10]:
+    for game in bab_positions()[chunk::10]:
         agrees_with_brute_force(game)
 
 
 def test_there_are_350_positions():
-    assert len(POSITIONS) == 350
+    assert len(positions()) == 350
 
 
 @pytest.mark.brute_force
 @pytest.mark.parametrize("chunk", range(14))
 def test_solver_agrees_with_brute_force(chunk):
-    for game in POSITIONS[chunk::14]:
+    for game in positions()[chunk::14]:
         agrees_with_brute_force(game)
 
 
@@ -154,7 +162,7 @@ def test_solve_command_prints_each_card_and_json(capsys, tmp_path):
     from backalley.cli import main
     from backalley.record import write_record
 
-    game = next(g for g in POSITIONS if len(g.legal_actions()) > 1)
+    game = next(g for g in positions() if len(g.legal_actions()) > 1)
     path = tmp_path / "position.json"
     path.write_text(json.dumps(write_record(game)))
     assert main(["solve", "--json", str(path)]) == 0
@@ -184,7 +192,7 @@ def test_solve_says_so_only_when_it_must_compile_first(capsys, tmp_path):
     cold = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty")}
     answer = subprocess.run([sys.executable, "-c", ask], env=cold, capture_output=True, text=True)
     assert answer.stdout.strip() == "True", answer.stderr
-    game = next(g for g in POSITIONS if len(g.legal_actions()) > 1)
+    game = next(g for g in positions() if len(g.legal_actions()) > 1)
     card_values(Position.from_game(game))
     assert not needs_compiling()
     path = tmp_path / "position.json"
@@ -422,7 +430,7 @@ def test_the_search_wins_tricks_as_the_engine_does(trump):
 
 
 def test_the_search_allows_the_cards_the_engine_allows():
-    for game in POSITIONS + BAB_POSITIONS:
+    for game in positions() + bab_positions():
         position = Position.from_game(game)
         state = _state(position, game.rules.side_of(position.to_move))
         assert search.legal(state) == mask_of(game.legal_actions())
