@@ -97,10 +97,12 @@ class Server:
         sign_ups: int = 100_000,
         redis: str | None = None,
         node_id: str | None = None,
-        workers: int = 2,
+        workers: int = 1,
     ) -> Server:
         """Start a server; the tests make tables and try wrong tokens faster than a person
-        would, hence the high ``tables_per_minute`` and ``guesses`` a minute."""
+        would, hence the high ``tables_per_minute`` and ``guesses`` a minute. One solver
+        worker (beside the light one) is enough for a test's few tables, and each more is a
+        process to start."""
         env = dict(os.environ, LANGUAGE="en", PYTHONUNBUFFERED="1")
         cluster = [] if redis is None else ["--redis", redis]
         cluster += [] if node_id is None else ["--node-id", node_id]

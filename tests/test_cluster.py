@@ -56,9 +56,7 @@ def nodes(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[list[Serve
     if not REDIS:
         pytest.skip(REDIS_MISSING)
     url = database("postgres", tmp_path, request)
-    # Two bot workers a node: on a new machine one of them compiles the solver for a minute
-    # (it is its first start), and the bots play on the other meanwhile.
-    started = [Server.start(url, redis=REDIS, node_id=f"n{i}", workers=2) for i in range(3)]
+    started = [Server.start(url, redis=REDIS, node_id=f"n{i}") for i in range(3)]
     yield started
     for node in started:
         node.stop()
@@ -347,8 +345,8 @@ def test_without_redis_tables_play_on_their_owner_and_the_rest_says_it_is_away(
     port = free_port()
     redis_url = f"redis://127.0.0.1:{port}/0"
     with own_redis(port, tmp_path) as redis:
-        owner = Server.start(url, redis=redis_url, node_id="a", workers=1)
-        edge = Server.start(url, redis=redis_url, node_id="b", workers=1)
+        owner = Server.start(url, redis=redis_url, node_id="a")
+        edge = Server.start(url, redis=redis_url, node_id="b")
     try:
         table, tokens = new_table(owner.base, hand_sizes=[3, 2])
         assert redis.poll() is not None  # Redis is gone from here on
@@ -409,8 +407,8 @@ def test_while_redis_is_away_or_stalled_clients_are_told_to_try_again_later(
     redis_url = f"redis://127.0.0.1:{port}/0"
     path = None
     with own_redis(port, tmp_path) as redis:
-        owner = Server.start(url, redis=redis_url, node_id="a", workers=1)
-        edge = Server.start(url, redis=redis_url, node_id="b", workers=1)
+        owner = Server.start(url, redis=redis_url, node_id="a")
+        edge = Server.start(url, redis=redis_url, node_id="b")
         try:
             table, tokens = new_table(owner.base, hand_sizes=[3, 2])
             path = f"/api/tables/{table['id']}"

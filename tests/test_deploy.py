@@ -54,7 +54,7 @@ def proxy(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[str,
         pytest.skip(REDIS_MISSING)
     url = database("postgres", tmp_path, request)
     ports = [free_port(), free_port()]
-    nodes = [Server.start(url, port=p, redis=REDIS, node_id=f"n{p}", workers=1) for p in ports]
+    nodes = [Server.start(url, port=p, redis=REDIS, node_id=f"n{p}") for p in ports]
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
