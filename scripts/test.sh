@@ -45,7 +45,7 @@ fi
 # Stable-Baselines3's adapter (backalley.env.sb3) is tested with SB3 itself, on PyTorch's CPU
 # build: pinned, because a bare `torch` would fetch a CUDA build of several GB.
 # Nothing is compiled to bytecode as it is installed (torch, Ray and the rest are tens of
-# thousands of modules, 30 s of the setup, most of which no test imports): what the tests
+# thousands of modules, 25 s of the setup, most of which no test imports): what the tests
 # import is compiled once, below, beside the lint.
 .venv/bin/python -m pip install -q --no-compile torch==2.13.0
 # The engine's build (mypyc and a C compiler: 20 s of one core) beside the install of what it
@@ -68,7 +68,7 @@ echo "== set up in ${SECONDS} s"
 from backalley.env import BatchedEnv; BatchedEnv(2).reset(1)" &
 warming=$!
 # What the tests and the processes they start import is imported once here, which compiles
-# its bytecode (half a minute) beside the lint, not in several test processes at once.
+# its bytecode (13 s of one core) beside the lint, not in several test processes at once.
 .venv/bin/python -c "import torch._dynamo, stable_baselines3, sb3_contrib, ray.rllib, pyspiel
 import open_spiel.python.algorithms.ismcts, endplay.dds, pettingzoo.test, matplotlib.pyplot
 import hypothesis, pytest, xdist, playwright.sync_api, textual.app, rich.progress, babel.support
@@ -83,33 +83,25 @@ wait "$warming"
 wait "$importing"
 echo "== lint, types and numba's caches in ${SECONDS} s"
 # Four test processes on two cores: most tests wait (on servers, browsers, terminals) more
-# than they compute. Beside them, a little less urgent (nice), the run as plain Python below
-# takes the time they leave idle: its output comes after theirs.
-echo "== tests, engine compiled, and as plain Python beside it"
+# than they compute.
+echo "== tests, engine compiled"
 .venv/bin/python -c "import backalley, sys; print('compiled:', backalley.COMPILED)"
-plain_log=$(mktemp) plain_temp=$(mktemp -d)
+.venv/bin/pytest -n 4 --dist worksteal -q --durations=12
+echo "== tests, engine compiled, in ${SECONDS} s"
+echo "== tests, engine as plain Python"
 # What the build changes is the three compiled modules (cards, rules, engine): as plain Python
 # they are run again by their own tests and by the tests of what reads them most directly —
 # the rules by id and the rule book, records and their replay, the properties of whole games,
 # seat views from what a seat knows, the bots' legal play, the solver's compiled rules against
 # the engine's, the review, the server's table core — with their doctests. Everything else
 # (servers, browsers, terminals, the research environment, Ray) sees the engine through those
-# same views and records, and runs beside, compiled.
-BACKALLEY_PURE=1 nice -n 5 .venv/bin/pytest -n 4 --dist worksteal -q -p no:cacheprovider \
-  --basetemp "$plain_temp" -m "not brute_force and not browser and not cluster \
+# same views and records, and ran above, compiled.
+BACKALLEY_PURE=1 .venv/bin/pytest -n 4 --dist worksteal -q -m "not brute_force and not browser and not cluster \
 and not server and not examples and not ray and not strength and not terminal" \
   src/backalley/cards.py src/backalley/rules.py src/backalley/engine.py src/backalley/record.py \
   src/backalley/view.py tests/test_rules_by_id.py tests/test_rulebook.py tests/test_bab.py \
   tests/test_golden_records.py tests/test_record.py tests/test_values.py tests/test_properties.py \
   tests/test_knowledge.py tests/test_bots.py tests/test_solver.py tests/test_analysis.py \
   tests/test_report.py tests/test_pimc.py tests/test_server_table.py tests/test_package.py \
-  tests/test_cli.py >"$plain_log" 2>&1 &
-plain=$!
-.venv/bin/pytest -n 4 --dist worksteal -q --durations=12 || compiled_failed=1
-echo "== tests, engine compiled, in ${SECONDS} s"
-plain_failed=0
-wait "$plain" || plain_failed=1
-echo "== tests, engine as plain Python"
-cat "$plain_log"
+  tests/test_cli.py
 echo "== everything in ${SECONDS} s"
-[ -z "${compiled_failed:-}" ] && [ "$plain_failed" = 0 ]
