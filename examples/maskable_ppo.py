@@ -48,6 +48,7 @@ def train(args: argparse.Namespace, console: Console) -> tuple[Any, list[tuple[i
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
 
     from backalley.env.sb3 import BatchedVecEnv, policy_of
 
@@ -66,6 +67,7 @@ def train(args: argparse.Namespace, console: Console) -> tuple[Any, list[tuple[i
         seed=args.seed,
         device="cpu",
     )
+    model.set_logger(Logger(folder=None, output_formats=[]))  # the bar reports; no SB3 log folder
     curve: list[tuple[int, float, float]] = []
     checkpoint = args.out / "policy.npz"
     start = time.perf_counter()

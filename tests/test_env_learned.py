@@ -67,6 +67,7 @@ def test_a_maskable_ppo_actor_is_exported_and_plays_its_greedy_actions(
     tmp_path: Path, torch: Any
 ) -> None:
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import Logger
 
     from backalley.env.sb3 import BatchedVecEnv, policy_of
 
@@ -75,6 +76,7 @@ def test_a_maskable_ppo_actor_is_exported_and_plays_its_greedy_actions(
         "MlpPolicy", env, n_steps=16, batch_size=64, seed=1, device="cpu",
         policy_kwargs={"net_arch": [32, 32], "activation_fn": torch.nn.ReLU},
     )  # fmt: skip
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no SB3-… folder in /tmp
     model.learn(128)
     policy = policy_of(model)
     x, masks = observations(64)
