@@ -356,9 +356,12 @@ def test_the_documented_tables_are_the_layouts() -> None:
 
 
 @pytest.mark.examples
-def test_the_env_page_examples_run() -> None:
+def test_the_env_page_examples_run(tmp_path, monkeypatch) -> None:
     import re
+    import tempfile
     from pathlib import Path
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # SB3's log folder, not in /tmp
 
     text = (Path(__file__).parent.parent / "docs" / "env.md").read_text(encoding="utf-8")
     examples = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
