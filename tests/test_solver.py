@@ -400,6 +400,35 @@ def test_the_top_card_crosses_to_the_partners_next_best():
     assert tricks(bare) == 2
 
 
+def test_a_partner_unblocking_under_the_leaders_cards_lets_it_run_the_suit():
+    """AKJ8 of spades opposite QT6: the partner throws its highest spade under each of the
+    leader's highest (Q under the A, T under the K, 6 under the J), and the other side's two
+    spades fall at once: four tricks, seen at once. Counting only the cards above every other
+    card, the partner's queen among them, finds two, and the rest takes a search."""
+    position = _trick_start(
+        ("AS", "KS", "JS", "8S"),
+        ("9S", "5H", "6H", "7H"),
+        ("QS", "TS", "6S", "2H"),
+        ("7S", "8H", "9H", "TH"),
+    )
+    assert tricks(position, budget=3) == 4
+    assert tricks(position) == 4
+
+
+def test_the_top_card_and_a_partners_next_best_cash_the_longer_hand():
+    """A54 of hearts opposite K2, the other side with two hearts each: the 4 to the king,
+    the 2 back to the ace, and the 5 wins too: three tricks, seen at once (DDS's count of
+    "Ax opposite Kx" with the length of the longer hand)."""
+    position = _trick_start(
+        ("AH", "5H", "4H", "6D"),
+        ("QH", "3H", "9D", "TD"),
+        ("KH", "2H", "7D", "8D"),
+        ("JH", "TH", "JD", "QD"),
+    )
+    assert tricks(position, budget=3) == 3
+    assert tricks(position) == 3
+
+
 # The search's compiled copies of the engine's trick rules (numba cannot call the engine):
 # each is checked here against the one definition it copies.
 

@@ -542,16 +542,19 @@ def sure_trick(state: np.ndarray) -> int:
 
 @compiled()
 def quick_tricks(state: np.ndarray) -> int:
-    """Tricks the leader's side can cash at once: the leader's winners; or, after a small
+    """Tricks the leader's side can cash at once: the leader's winners (when the other side
+    holds no trump, also a suit the leader runs while its partner throws a card under each,
+    or one where the partner holds the next best card, see :func:`crossed_cash`); or, after a small
     card led to a partner's winner in a suit the other side must follow, the partner's; or,
     when the other side holds no trump, the leader's and then, reached last, the partner's.
     The hands whose winners the count rests on go to state[QUICK_HANDS] (see
     :func:`quick_rests`)."""
     leader = state[LEADER]
-    own = cashable(state, leader)
+    state[QUICK_EXTRA] = 0
+    own = cashable(state, leader, True)
+    own_extra = state[QUICK_EXTRA]
     sure = own
     state[QUICK_HANDS] = 1 << leader
-    state[QUICK_EXTRA] = 0
     trumps = state[TRUMPS]
     held = popcount(state[HANDS + leader])
     theirs = opponents_cards(state, leader)
@@ -562,18 +565,20 @@ def quick_tricks(state: np.ndarray) -> int:
             continue
         entry = entry_suit(state, leader, mate)
         if entry >= 0:
-            through = cashable(state, mate)
+            through = cashable(state, mate, False)
             if through > sure:
                 sure = through
                 state[QUICK_HANDS] = 1 << mate
+                state[QUICK_EXTRA] = 0
         if theirs & trumps:
             continue
         if entry >= 0:
             both = own + side_suits(state, mate, trumps)
-            extra = 0
+            extra = own_extra
         else:
             both, extra = cross_after_cashing(state, leader, mate, theirs)
-            both += own
+            if both > 0:  # its crossing is counted there, not by crossed_cash
+                both += cashable(state, leader, False)
         both = min(both, held)  # the partner throws winners last, the long cards first
         if both > sure:
             sure = both
@@ -668,7 +673,7 @@ def quick_rests(state: np.ndarray) -> int:
 
 
 @compiled(inline="always")
-def cashable(state: np.ndarray, leader: int) -> int:
+def cashable(state: np.ndarray, leader: int, joint: bool) -> int:
     """Tricks ``leader``, on lead, can cash at once: cards above every other card out in their
     group (so no partner is forced to overtake): its top trumps, if it may lead them, and its
     other winners, all of them once the top trumps have drawn the other side's, else as many
@@ -685,6 +690,7 @@ def cashable(state: np.ndarray, leader: int) -> int:
                 theirs |= state[HANDS + seat]
     sure = 0
     drawn = (theirs & trumps) == 0
+    joint = joint and drawn  # (before drawing trumps, which a partner might discard on)
     if trumps and (state[BROKEN] or state[FREE_LEAD + leader] or (hand & ~trumps) == 0):
         sure += long_cash(state, leader, trumps, others)
         # Leading those first draws the other side's trumps, if it has no more of them.
@@ -697,7 +703,18 @@ def cashable(state: np.ndarray, leader: int) -> int:
         if group == 0:
             continue
         cash = long_cash(state, leader, group, others)
-        if cash and not drawn:
+        if joint and cash < popcount(hand & group):
+            run = partner_unblocks(state, leader, group)
+            if run > cash:
+                cash = run
+                low = hand & group
+                state[QUICK_EXTRA] |= low & -low
+            else:
+                crossed, card = crossed_cash(state, leader, group, others)
+                if crossed > cash:
+                    cash = crossed
+                    state[QUICK_EXTRA] |= card
+        elif cash and not drawn:
             # An opponent with trumps follows as long as it holds the suit, then may ruff.
             for seat in range(4):
                 if state[SIDES + seat] != side and state[HANDS + seat] & trumps:
@@ -707,6 +724,70 @@ def cashable(state: np.ndarray, leader: int) -> int:
         sure += cash
     held = popcount(hand)
     return sure if sure < held else held
+
+
+@compiled(inline="always")
+def partner_unblocks(state: np.ndarray, leader: int, group: int) -> int:
+    """Every card ``leader`` holds in ``group``, if no hand ruffs and a partner holds no more
+    cards there and can throw one under each of the leader's (its highest under the leader's
+    highest, and so on), while the leader's top cards outlast the other side's cards of the
+    group; else 0. What that rests on: the ranks down to the leader's lowest card."""
+    hand = state[HANDS + leader] & group
+    side = state[SIDES + leader]
+    mates = 0
+    theirs = 0
+    longest = 0
+    for seat in range(4):
+        held = state[HANDS + seat] & group
+        if state[SIDES + seat] != side:
+            theirs |= held
+            longest = max(longest, popcount(held))
+        elif seat != leader:
+            mates |= held
+    own = popcount(hand)
+    if popcount(mates) > own or popcount(hand >> bit_length(theirs)) < longest:
+        return 0
+    mine = hand
+    while mates:
+        top = bit_length(mates) - 1
+        if top > bit_length(mine) - 1:
+            return 0
+        mates ^= 1 << top
+        mine ^= 1 << (bit_length(mine) - 1)
+    return own
+
+
+@compiled(inline="always")
+def crossed_cash(state: np.ndarray, leader: int, group: int, others: int) -> tuple[int, int]:
+    """Tricks ``leader``'s side takes in ``group`` when ``leader`` holds its top card, a
+    partner the second and both hold two or more (DDS's "Ax opposite Kx"), if no hand ruffs:
+    the ace, then a small card to the king; and every card of the longer hand when the other
+    side holds at most two cards of the group each and one of the two hands at most two (its
+    small card goes to the other's top card first, or after it). Also the partner's card
+    the count rests on; (0, 0) if the cards lie otherwise."""
+    hand = state[HANDS + leader] & group
+    out = others & group
+    if out == 0 or popcount(hand) < 2:
+        return 0, 0
+    second = bit_length(out) - 1
+    below = hand & ((1 << second) - 1)
+    if popcount(hand & ~below) != 1:  # not exactly the top card above the others' best
+        return 0, 0
+    side = state[SIDES + leader]
+    longest = 0
+    mate_cards = 0
+    for seat in range(4):
+        held = state[HANDS + seat] & group
+        if state[SIDES + seat] != side:
+            longest = max(longest, popcount(held))
+        elif seat != leader and (held >> second) & 1:
+            mate_cards = popcount(held)
+    if mate_cards < 2:
+        return 0, 0
+    own = popcount(hand)
+    if longest <= 2 and (mate_cards <= 2 or own <= 2):
+        return max(own, mate_cards), 1 << second
+    return 2, 1 << second
 
 
 @compiled(inline="always")
@@ -753,7 +834,7 @@ def cash_after(state: np.ndarray, card: int, wanted: int) -> bool:
     if popcount(rest) < wanted:
         return False
     state[HANDS + winner] = rest
-    enough = cashable(state, winner) >= wanted
+    enough = cashable(state, winner, False) >= wanted
     if enough:
         state[REL] = masters(state, winner)
     state[HANDS + winner] = held
