@@ -121,8 +121,9 @@ def test_nothing_on_the_table_overlaps_at_any_size_in_any_state(server: Any, bro
     seen: set[str] = set()
     wanted = {"bidding", "0 trick cards", "1 trick cards", "2 trick cards", "3 trick cards",
               "resting trick", "the review", "end"}  # fmt: skip
-    # Two deals of 13 cards: every count of cards in the trick comes to our turn.
-    table, token = against_bots(server.base, hand_sizes=[13, 13], level="easy", pace=0)
+    # Four deals of 13 cards: the deal moves round the table, so we lead at least one trick
+    # (0 cards in it) even if we win none, and every other count comes to our turn.
+    table, token = against_bots(server.base, hand_sizes=[13, 13, 13, 13], level="easy", pace=0)
     person = Watched(browser, DESKTOP, settings={"speed": "tap"})
     page = person.page
     sit(page, server.base, table["id"], 0, token, "Ana")
