@@ -337,14 +337,22 @@ def test_length_winners_are_quick_tricks():
     """AK32 of spades against one spade in each other hand: the ace and king draw them, and
     the 3 and 2 win too. Counted at once, the three null-window searches (2, 3 and 4 tricks)
     take one node each; counting only the cards above every other card (two) takes a search."""
-    position = _trick_start(
-        ("AS", "KS", "3S", "2S"),
-        ("QS", "5H", "6H", "7H"),
-        ("4D", "5D", "6D", "7D"),
-        ("JS", "8H", "9H", "TH"),
+    counted_at_once(
+        _trick_start(
+            ("AS", "KS", "3S", "2S"),
+            ("QS", "5H", "6H", "7H"),
+            ("4D", "5D", "6D", "7D"),
+            ("JS", "8H", "9H", "TH"),
+        ),
+        4,
     )
-    assert tricks(position, budget=3) == 4
-    assert tricks(position) == 4
+
+
+def counted_at_once(position: Position, expected: int) -> None:
+    """The quick tricks settle each of the null-window searches for ``position`` at its first
+    node (three nodes in all), and its value is ``expected``."""
+    assert tricks(position, budget=3) == expected
+    assert tricks(position) == expected
 
 
 def test_a_partner_reached_after_the_leader_cashes_adds_its_winners():
@@ -405,28 +413,30 @@ def test_a_partner_unblocking_under_the_leaders_cards_lets_it_run_the_suit():
     leader's highest (Q under the A, T under the K, 6 under the J), and the other side's two
     spades fall at once: four tricks, seen at once. Counting only the cards above every other
     card, the partner's queen among them, finds two, and the rest takes a search."""
-    position = _trick_start(
-        ("AS", "KS", "JS", "8S"),
-        ("9S", "5H", "6H", "7H"),
-        ("QS", "TS", "6S", "2H"),
-        ("7S", "8H", "9H", "TH"),
+    counted_at_once(
+        _trick_start(
+            ("AS", "KS", "JS", "8S"),
+            ("9S", "5H", "6H", "7H"),
+            ("QS", "TS", "6S", "2H"),
+            ("7S", "8H", "9H", "TH"),
+        ),
+        4,
     )
-    assert tricks(position, budget=3) == 4
-    assert tricks(position) == 4
 
 
 def test_the_top_card_and_a_partners_next_best_cash_the_longer_hand():
     """A54 of hearts opposite K2, the other side with two hearts each: the 4 to the king,
     the 2 back to the ace, and the 5 wins too: three tricks, seen at once (DDS's count of
     "Ax opposite Kx" with the length of the longer hand)."""
-    position = _trick_start(
-        ("AH", "5H", "4H", "6D"),
-        ("QH", "3H", "9D", "TD"),
-        ("KH", "2H", "7D", "8D"),
-        ("JH", "TH", "JD", "QD"),
+    counted_at_once(
+        _trick_start(
+            ("AH", "5H", "4H", "6D"),
+            ("QH", "3H", "9D", "TD"),
+            ("KH", "2H", "7D", "8D"),
+            ("JH", "TH", "JD", "QD"),
+        ),
+        3,
     )
-    assert tricks(position, budget=3) == 3
-    assert tricks(position) == 3
 
 
 # The search's compiled copies of the engine's trick rules (numba cannot call the engine):

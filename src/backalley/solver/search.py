@@ -543,9 +543,9 @@ def sure_trick(state: np.ndarray) -> int:
 @compiled()
 def quick_tricks(state: np.ndarray) -> int:
     """Tricks the leader's side can cash at once: the leader's winners (when the other side
-    holds no trump, also a suit the leader runs while its partner throws a card under each,
-    or one where the partner holds the next best card, see :func:`crossed_cash`); or, after a small
-    card led to a partner's winner in a suit the other side must follow, the partner's; or,
+    holds no trump, also a suit the two hands cash together, see :func:`cashed_together`);
+    or, after a small card led to a partner's winner in a suit the other side must follow,
+    the partner's; or,
     when the other side holds no trump, the leader's and then, reached last, the partner's.
     The hands whose winners the count rests on go to state[QUICK_HANDS] (see
     :func:`quick_rests`)."""
@@ -577,7 +577,7 @@ def quick_tricks(state: np.ndarray) -> int:
             extra = own_extra
         else:
             both, extra = cross_after_cashing(state, leader, mate, theirs)
-            if both > 0:  # its crossing is counted there, not by crossed_cash
+            if both > 0:  # its crossing is counted there, not by cashed_together
                 both += cashable(state, leader, False)
         both = min(both, held)  # the partner throws winners last, the long cards first
         if both > sure:
@@ -704,16 +704,10 @@ def cashable(state: np.ndarray, leader: int, joint: bool) -> int:
             continue
         cash = long_cash(state, leader, group, others)
         if joint and cash < popcount(hand & group):
-            run = partner_unblocks(state, leader, group)
-            if run > cash:
-                cash = run
-                low = hand & group
-                state[QUICK_EXTRA] |= low & -low
-            else:
-                crossed, card = crossed_cash(state, leader, group, others)
-                if crossed > cash:
-                    cash = crossed
-                    state[QUICK_EXTRA] |= card
+            together, rests = cashed_together(state, hand & group, others & group, theirs & group)
+            if together > cash:
+                cash = together
+                state[QUICK_EXTRA] |= rests
         elif cash and not drawn:
             # An opponent with trumps follows as long as it holds the suit, then may ruff.
             for seat in range(4):
@@ -727,66 +721,41 @@ def cashable(state: np.ndarray, leader: int, joint: bool) -> int:
 
 
 @compiled(inline="always")
-def partner_unblocks(state: np.ndarray, leader: int, group: int) -> int:
-    """Every card ``leader`` holds in ``group``, if no hand ruffs and a partner holds no more
-    cards there and can throw one under each of the leader's (its highest under the leader's
-    highest, and so on), while the leader's top cards outlast the other side's cards of the
-    group; else 0. What that rests on: the ranks down to the leader's lowest card."""
-    hand = state[HANDS + leader] & group
-    side = state[SIDES + leader]
-    mates = 0
-    theirs = 0
+def cashed_together(state: np.ndarray, mine: int, others: int, theirs: int) -> tuple[int, int]:
+    """Tricks the leader's side takes in one group, if no hand ruffs, counting the partner's
+    cards too (``mine``: the leader's cards of the group, ``others``: every other hand's,
+    ``theirs``: the other side's); and the cards the count rests on. (0, 0) if neither way
+    counts:
+
+    - every card of the leader's, when its partner holds no more cards there and can throw
+      one under each of the leader's (its highest under the leader's highest, and so on),
+      and the leader's top cards outlast the other side's: resting on the ranks down to the
+      leader's lowest card;
+    - DDS's "Ax opposite Kx", the leader's top card and a partner's next best, both hands
+      holding two or more: the ace, then a small card to the king; and every card of the
+      longer hand when the other side holds at most two cards each and one of the two hands
+      at most two (its small card goes to the other's top card first, or after it).
+    """
     longest = 0
     for seat in range(4):
-        held = state[HANDS + seat] & group
-        if state[SIDES + seat] != side:
-            theirs |= held
-            longest = max(longest, popcount(held))
-        elif seat != leader:
-            mates |= held
-    own = popcount(hand)
-    if popcount(mates) > own or popcount(hand >> bit_length(theirs)) < longest:
-        return 0
-    mine = hand
-    while mates:
-        top = bit_length(mates) - 1
-        if top > bit_length(mine) - 1:
-            return 0
-        mates ^= 1 << top
-        mine ^= 1 << (bit_length(mine) - 1)
-    return own
-
-
-@compiled(inline="always")
-def crossed_cash(state: np.ndarray, leader: int, group: int, others: int) -> tuple[int, int]:
-    """Tricks ``leader``'s side takes in ``group`` when ``leader`` holds its top card, a
-    partner the second and both hold two or more (DDS's "Ax opposite Kx"), if no hand ruffs:
-    the ace, then a small card to the king; and every card of the longer hand when the other
-    side holds at most two cards of the group each and one of the two hands at most two (its
-    small card goes to the other's top card first, or after it). Also the partner's card
-    the count rests on; (0, 0) if the cards lie otherwise."""
-    hand = state[HANDS + leader] & group
-    out = others & group
-    if out == 0 or popcount(hand) < 2:
+        longest = max(longest, popcount(state[HANDS + seat] & theirs))
+    mates = others & ~theirs  # one partner at most (C4)
+    own = popcount(mine)
+    if popcount(mates) <= own and popcount(mine >> bit_length(theirs)) >= longest:
+        rest = mine
+        left = mates
+        while left and bit_length(left) <= bit_length(rest):
+            left ^= 1 << (bit_length(left) - 1)
+            rest ^= 1 << (bit_length(rest) - 1)
+        if left == 0:
+            return own, mine & -mine
+    if others == 0 or own < 2:
         return 0, 0
-    second = bit_length(out) - 1
-    below = hand & ((1 << second) - 1)
-    if popcount(hand & ~below) != 1:  # not exactly the top card above the others' best
+    second = bit_length(others) - 1
+    if popcount(mine >> second) != 1 or not (mates >> second) & 1 or popcount(mates) < 2:
         return 0, 0
-    side = state[SIDES + leader]
-    longest = 0
-    mate_cards = 0
-    for seat in range(4):
-        held = state[HANDS + seat] & group
-        if state[SIDES + seat] != side:
-            longest = max(longest, popcount(held))
-        elif seat != leader and (held >> second) & 1:
-            mate_cards = popcount(held)
-    if mate_cards < 2:
-        return 0, 0
-    own = popcount(hand)
-    if longest <= 2 and (mate_cards <= 2 or own <= 2):
-        return max(own, mate_cards), 1 << second
+    if longest <= 2 and (popcount(mates) <= 2 or own <= 2):
+        return max(own, popcount(mates)), 1 << second
     return 2, 1 << second
 
 
